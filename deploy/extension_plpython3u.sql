@@ -1,0 +1,4 @@
+-- Deploy stash:extension_plpython3u to pg
+begin;
+create extension if not exists plpython3u;
+commit;

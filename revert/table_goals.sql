@@ -1,0 +1,5 @@
+-- Revert stash:table_goals from pg
+-- cascade: views, triggers and policies from sql/ that use the table go with it (sql/ recreates them).
+begin;
+drop table stash.goals cascade;
+commit;

@@ -1,0 +1,4 @@
+-- Revert stash:table_namespaces from pg
+begin;
+drop table stash.namespaces cascade;
+commit;

@@ -1,0 +1,5 @@
+-- Revert stash:table_patterns from pg
+-- cascade: views, triggers and policies from sql/ that use the table go with it (sql/ recreates them).
+begin;
+drop table stash.patterns cascade;
+commit;
