@@ -236,8 +236,8 @@ clean-test:
 	@rm -rf $(TEST_RT)
 
 lint: $(STAMPS)/venv
-	@$(VENV)/bin/ruff check python mcp_server tests bench
-	@$(VENV)/bin/ruff format --check python mcp_server tests bench
+	@$(VENV)/bin/ruff check --config python/pyproject.toml python mcp_server tests bench
+	@$(VENV)/bin/ruff format --config python/pyproject.toml --check python mcp_server tests bench
 
 bench: up
 	@. $(STATE)/env && $(VENV)/bin/python bench/run.py

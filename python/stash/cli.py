@@ -1,6 +1,7 @@
 """The `stash` command. Subcommands arrive with the issues that build them."""
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -23,10 +24,8 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     print("stash: the MCP server is not built yet; the database is up and stays up.", flush=True)
     print(_connection_hint(), flush=True)
     print("Ctrl-C to stop this process (the database keeps running; `make down` stops it).", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         signal.pause()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

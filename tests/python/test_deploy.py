@@ -49,7 +49,9 @@ def test_revert_to_zero_and_redeploy_gives_the_same_catalog():
 
     make("revert")
     assert scalar("select count(*) from pg_namespace where nspname = 'stash'") == 0
-    assert scalar("select count(*) from pg_extension where extname in ('vector', 'pg_cron', 'plpython3u')") == 0
+    assert (
+        scalar("select count(*) from pg_extension where extname in ('vector', 'pg_cron', 'plpython3u')") == 0
+    )
     assert scalar("select count(*) from pg_roles where rolname like 'stash\\_%'") == 0
 
     make("deploy")
@@ -85,7 +87,9 @@ def test_verify_scripts_fail_when_the_object_is_wrong():
     with psycopg.connect(autocommit=True) as c:
         c.execute("grant insert on stash.settings to stash_reader")
         try:
-            bad = subprocess.run(["sqitch", "verify", "db:pg:"], cwd=ROOT, env=env, capture_output=True, text=True)
+            bad = subprocess.run(
+                ["sqitch", "verify", "db:pg:"], cwd=ROOT, env=env, capture_output=True, text=True
+            )
         finally:
             c.execute("revoke insert on stash.settings from stash_reader")
     assert bad.returncode != 0

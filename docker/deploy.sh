@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Deploy the schema into the container's database: sqitch changes, then sql/ in one transaction
+# (the same two steps as `make deploy`). Runs once from docker-entrypoint-initdb.d on a fresh
+# volume; after an image upgrade run it again:  docker compose exec db /opt/stash/deploy.sh
+set -euo pipefail
+export PGHOST=${PGHOST:-/var/run/postgresql} PGUSER=${POSTGRES_USER:-postgres} PGDATABASE=stash
+export SQITCH_FULLNAME=stash SQITCH_EMAIL=stash@localhost
+cd /opt/stash/schema
+sqitch deploy --verify db:pg: ${STASH_EMBED_DIM:+--set embed_dim=$STASH_EMBED_DIM}
+psql -X -q -v ON_ERROR_STOP=1 -1 $(printf -- '-f %s ' sql/*.sql)
