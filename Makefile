@@ -132,7 +132,7 @@ $(RUNTIME)/pydeps/.stamp: $(STAMPS)/apt python/requirements-server.txt python/re
 $(PYLIB)/.stamp: $(RUNTIME)/pydeps/.stamp $(PY_SOURCES)
 	@rm -rf $(PYLIB).tmp && mkdir -p $(PYLIB).tmp
 	@cp -r python/stash $(PYLIB).tmp/stash && find $(PYLIB).tmp -name __pycache__ -prune -exec rm -rf {} +
-	@rm -rf $(PYLIB) && mv $(PYLIB).tmp $(PYLIB) && chmod -R a+rX $(RUNTIME)
+	@rm -rf $(PYLIB) && mv $(PYLIB).tmp $(PYLIB) && chmod -R a+rX $(PYLIB) && chmod a+rx $(RUNTIME)
 	@mkdir -p $(STATE) && ln -sfn $(PYLIB) $(STATE)/pylib
 	@touch $@
 
@@ -210,7 +210,7 @@ psql:
 	@. $(STATE)/env && exec $(PG_BIN)/psql
 
 run: up
-	@exec $(VENV)/bin/stash mcp
+	@. $(STATE)/env && exec $(VENV)/bin/stash mcp
 
 # ---------------------------------------------------------------------------------------------
 # Tests: a throwaway cluster on its own port, socket only, so the user's cluster is never touched.
