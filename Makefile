@@ -192,7 +192,7 @@ up: install
 # DEPLOY_RT/DEPLOY_PORT pick another cluster (the tests redeploy their own this way).
 DEPLOY_RT   ?= $(RUNTIME)
 DEPLOY_PORT ?= $(STASH_PGPORT)
-deploy:
+deploy: $(PYLIB)/.stamp
 	@$(call deploy-db,$(DEPLOY_RT),$(DEPLOY_PORT))
 
 revert:
