@@ -175,7 +175,7 @@ define deploy-db
 	  || $(call fail,deploy,sqitch deploy failed; the message above names the change)
 	code=$$(cat $(SQL_CODE) | sha256sum | cut -c1-16)-$$($(PG_BIN)/psql -X -tAc "select max(committed_at) from sqitch.events")
 	if [ "$$code" != "$$($(PG_BIN)/psql -X -tAc "select value->>0 from stash.settings where key = 'code.version'")" ]; then
-	  $(PG_BIN)/psql -X -q -v ON_ERROR_STOP=1 -1 $(addprefix -f ,$(SQL_CODE)) \
+	  PGOPTIONS="-c client_min_messages=warning" $(PG_BIN)/psql -X -q -v ON_ERROR_STOP=1 -1 $(addprefix -f ,$(SQL_CODE)) \
 	    -c "insert into stash.settings (key, value, description) values ('code.version', jsonb_build_array('$$code'), 'sql/ digest and sqitch state the code was applied for') on conflict (key) do update set value = excluded.value, updated_at = now()" >/dev/null \
 	    || $(call fail,deploy,applying sql/ failed; the message above names the file)
 	fi
@@ -217,6 +217,9 @@ run: up
 # ---------------------------------------------------------------------------------------------
 
 TEST_RT := $(RUNTIME)/test
+# Narrow a run while developing: make test PGTAP=tests/pgtap/050_remember.sql PYTEST=tests/python/test_x.py
+PGTAP  ?= tests/pgtap/*.sql
+PYTEST ?= tests/python
 
 test: install
 	@$(MAKE) clean-test
@@ -225,8 +228,8 @@ test: install
 	$(call deploy-db,$(TEST_RT),$(STASH_TEST_PGPORT))
 	$(PG_BIN)/psql -X -q -c 'create extension if not exists pgtap'
 	status=0
-	pg_prove --failures tests/pgtap/*.sql || status=1
-	STASH_TEST_CLUSTER=$(TEST_RT) PYTHONPATH= $(VENV)/bin/python -m pytest -q --tb=short -p no:cacheprovider tests/python || status=1
+	pg_prove --failures $(PGTAP) || status=1
+	STASH_TEST_CLUSTER=$(TEST_RT) PYTHONPATH= $(VENV)/bin/python -m pytest -q --tb=short -p no:cacheprovider $(PYTEST) || status=1
 	exit $$status
 
 clean-test:

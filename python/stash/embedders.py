@@ -37,21 +37,34 @@ class EmbedderConfig:
     @classmethod
     def from_settings(cls, settings: dict, api_key: str | None = None) -> EmbedderConfig:
         """Settings as stored (`embedding.provider` → provider, …); the key is never a setting."""
-        known = {f: settings[f"embedding.{f}"] for f in cls.__dataclass_fields__ if f"embedding.{f}" in settings}
+        known = {
+            f: settings[f"embedding.{f}"] for f in cls.__dataclass_fields__ if f"embedding.{f}" in settings
+        }
         known.pop("api_key", None)
         if "embedding.dimension" in settings:  # one dimension for every vector column
             known["dimensions"] = int(settings["embedding.dimension"])
         config = cls(**known, api_key=api_key)
         if config.provider not in ("local", "openai"):
-            raise EmbedderError(f"unknown embedding provider {config.provider!r} (expected 'local' or 'openai')")
+            raise EmbedderError(
+                f"unknown embedding provider {config.provider!r} (expected 'local' or 'openai')"
+            )
         if config.batch_size < 1 or config.dimensions < 1:
             raise EmbedderError("embedding.batch_size and embedding.dimension must be positive")
         return config
 
     @property
     def cache_key(self) -> tuple:
-        return (self.provider, self.model, self.dimensions, self.base_url, self.api_key, self.request_dimensions,
-                self.timeout, self.max_retries, self.threads)
+        return (
+            self.provider,
+            self.model,
+            self.dimensions,
+            self.base_url,
+            self.api_key,
+            self.request_dimensions,
+            self.timeout,
+            self.max_retries,
+            self.threads,
+        )
 
 
 def resolve_secret(argument: str | None, guc: str | None, env_names: Sequence[str]) -> str | None:
@@ -145,8 +158,8 @@ class OpenAIEmbedder:
 
         if not config.base_url and not config.api_key:
             raise EmbedderError(
-                "the openai embedder needs embedding.base_url (a local server) or an API key "
-                "(GUC stash.openai_api_key or STASH_OPENAI_API_KEY / OPENAI_API_KEY in the server environment)"
+                "the openai embedder needs embedding.base_url (a local server) or an API key (GUC "
+                "stash.openai_api_key, or STASH_OPENAI_API_KEY / OPENAI_API_KEY in the server environment)"
             )
         self.config = config
         self.model_id = config.model
@@ -207,8 +220,3 @@ def embed_for_sql(cache: dict, texts: Sequence[str], settings: dict, api_key: st
     config = EmbedderConfig.from_settings(settings, api_key=api_key)
     vectors = get_embedder(config, cache).embed(list(texts))
     return [vector_literal(v) for v in vectors.tolist()]
-
-
-def model_name(settings: dict) -> str:
-    """The name stored in embedding_model columns and cache keys: provider and model."""
-    return f"{settings.get('embedding.provider', 'local')}:{settings.get('embedding.model', LocalEmbedder.model_id)}"
