@@ -1,9 +1,9 @@
 -- Every table of the data model, with exactly its columns and indexes, and the column types
 -- that matter to the API (ids, vectors, full text, time, JSON).
 begin;
-select plan(56);
+select plan(58);
 
-select tables_are('stash', array['causal_links', 'consolidation_progress', 'consolidation_runs', 'contexts', 'contradictions', 'embedding_cache', 'episodes', 'fact_sources', 'facts', 'failures', 'goals', 'hypotheses', 'namespaces', 'patterns', 'relationships', 'settings'], 'schema stash has exactly the data-model tables');
+select tables_are('stash', array['causal_links', 'consolidation_progress', 'consolidation_runs', 'contexts', 'contradictions', 'embedding_cache', 'episodes', 'fact_sources', 'facts', 'failures', 'goals', 'hypotheses', 'namespaces', 'patterns', 'purge_log', 'relationships', 'settings'], 'schema stash has exactly the data-model tables');
 
 select columns_are('stash', 'causal_links', array['id', 'namespace_id', 'cause_fact_id', 'effect_fact_id', 'confidence', 'method', 'created_by', 'created_at', 'deleted_at']);
 select indexes_are('stash', 'causal_links', array['causal_links_cause_idx', 'causal_links_effect_idx', 'causal_links_pair_key', 'causal_links_pkey']);
@@ -33,6 +33,8 @@ select columns_are('stash', 'namespaces', array['id', 'path', 'parent_id', 'name
 select indexes_are('stash', 'namespaces', array['namespaces_parent_id_idx', 'namespaces_path_key', 'namespaces_pkey']);
 select columns_are('stash', 'patterns', array['id', 'namespace_id', 'content', 'content_key', 'confidence', 'coherence', 'source_fact_ids', 'source_relationship_ids', 'embedding', 'embedding_model', 'content_tsv', 'created_at', 'updated_at', 'deleted_at']);
 select indexes_are('stash', 'patterns', array['patterns_content_key', 'patterns_content_tsv_idx', 'patterns_namespace_created_idx', 'patterns_pkey']);
+select columns_are('stash', 'purge_log', array['id', 'purged_at', 'purged_by', 'target', 'namespace_path', 'episode_ids', 'fact_ids', 'counts']);
+select indexes_are('stash', 'purge_log', array['purge_log_pkey', 'purge_log_purged_at_idx']);
 select columns_are('stash', 'relationships', array['id', 'namespace_id', 'from_entity', 'relation_type', 'to_entity', 'from_key', 'to_key', 'confidence', 'observation_count', 'source_fact_id', 'created_at', 'updated_at', 'deleted_at']);
 select indexes_are('stash', 'relationships', array['relationships_edge_key', 'relationships_from_idx', 'relationships_pkey', 'relationships_source_fact_idx', 'relationships_to_idx']);
 select columns_are('stash', 'settings', array['key', 'value', 'description', 'updated_at']);
