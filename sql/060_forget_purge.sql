@@ -15,6 +15,7 @@ declare
   floor_sim double precision := coalesce(min_similarity, stash._setting('forget.min_similarity')::double precision);
   qvec vector;
   targets bigint[];
+  sims double precision[];
   facts_gone bigint[];
 begin
   if (about is null) = (episode_id is null) then
@@ -28,11 +29,8 @@ begin
     raise exception 'min_similarity must be between 0 and 1' using errcode = 'invalid_parameter_value';
   end if;
 
-  create temp table if not exists pg_temp.stash_forget (id bigint, similarity double precision) on commit drop;
-  truncate pg_temp.stash_forget;
   if episode_id is not null then
-    insert into pg_temp.stash_forget
-    select e.id, null from stash.episodes e
+    select array[e.id], array[null::double precision] into targets, sims from stash.episodes e
      where e.id = episode_id and e.namespace_id = any (ns_ids) and e.deleted_at is null;
     if not found then
       raise exception 'episode % not found in the given namespaces', episode_id using errcode = 'no_data_found';
@@ -44,17 +42,16 @@ begin
     qvec := (stash.embed(array[about]))[1];
     -- Only what is really like the description: a vague request forgets nothing rather than the
     -- nearest unrelated memory.
-    insert into pg_temp.stash_forget
-    select s.id, s.sim from (
-      select e.id, 1 - ((e.embedding <=> qvec) + 0) as sim
-        from stash.episodes e
-       where e.namespace_id = any (ns_ids) and e.deleted_at is null and e.embedding is not null
-       order by (e.embedding <=> qvec) + 0
-       limit max_rows) s
+    select coalesce(array_agg(s.id order by s.sim desc, s.id), '{}'), coalesce(array_agg(s.sim order by s.sim desc, s.id), '{}')
+      into targets, sims
+      from (select e.id, 1 - ((e.embedding <=> qvec) + 0) as sim
+              from stash.episodes e
+             where e.namespace_id = any (ns_ids) and e.deleted_at is null and e.embedding is not null
+             order by (e.embedding <=> qvec) + 0
+             limit max_rows) s
      where s.sim >= floor_sim;
   end if;
 
-  targets := array(select f.id from pg_temp.stash_forget f);
   -- Facts that lose their last live source.
   facts_gone := array(
     select distinct fs.fact_id from stash.fact_sources fs join stash.facts f on f.id = fs.fact_id
@@ -66,12 +63,13 @@ begin
     update stash.facts f set deleted_at = now(), updated_at = now() where f.id = any (facts_gone);
   end if;
   return query
-    select 'episode'::text, e.id, ns.path::text, e.content, t.similarity, not dry_run
-      from pg_temp.stash_forget t join stash.episodes e on e.id = t.id join stash.namespaces ns on ns.id = e.namespace_id
+    select 'episode'::text, e.id, ns.path::text, e.content, t.sim, not dry_run
+      from unnest(targets, sims) with ordinality t(id, sim, i)
+      join stash.episodes e on e.id = t.id join stash.namespaces ns on ns.id = e.namespace_id
     union all
     select 'fact'::text, f.id, ns.path::text, f.content, null::double precision, not dry_run
       from stash.facts f join stash.namespaces ns on ns.id = f.namespace_id where f.id = any (facts_gone)
-    order by 1 desc, 5 desc nulls last, 2;
+    order by 1, 5 desc nulls last, 2;
 end
 $$;
 comment on function stash.forget(text, bigint, text[], int, double precision, boolean) is
