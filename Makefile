@@ -60,7 +60,7 @@ fail = { echo "stash: step '$(1)' failed. Fix: $(2)" >&2; exit 1; }
 # exit status survives the filter (pipefail).
 PIP_FILTER = 2>&1 | { grep -v -e 'WARNING: Location' -e "as the 'root' user" -e 'Target directory' || true; }
 
-.PHONY: help run up down psql deploy revert test lint bench install clean-test
+.PHONY: help run up down psql deploy revert test lint bench install clean-test clean-bench
 
 help:
 	@sed -n 's/^#   //p' Makefile | head -2
@@ -242,5 +242,18 @@ lint: $(STAMPS)/venv
 	@$(VENV)/bin/ruff check --config python/pyproject.toml python mcp_server tests bench
 	@$(VENV)/bin/ruff format --config python/pyproject.toml --check python mcp_server tests bench
 
-bench: up
-	@. $(STATE)/env && $(VENV)/bin/python bench/run.py
+# Benchmarks get their own throwaway cluster too: they load 100k rows and rebuild indexes.
+BENCH_RT := $(RUNTIME)/bench
+STASH_BENCH_PGPORT ?= 54349
+bench: install
+	@$(MAKE) clean-bench
+	trap '$(MAKE) clean-bench' EXIT
+	$(call cluster-start,$(BENCH_RT),$(STASH_BENCH_PGPORT),,)
+	$(call deploy-db,$(BENCH_RT),$(STASH_BENCH_PGPORT))
+	PYTHONPATH= $(VENV)/bin/python bench/run.py
+
+clean-bench:
+	@if [ -f $(BENCH_RT)/data/PG_VERSION ]; then \
+	  (cd / && $(AS_PG) $(PG_BIN)/pg_ctl -D $(BENCH_RT)/data -m immediate -w stop >/dev/null 2>&1) || true; \
+	fi
+	@rm -rf $(BENCH_RT)

@@ -66,9 +66,10 @@ def reuse(conn, path: pathlib.Path) -> tuple[str, dict, list]:
 
 # The baselines: the same rows, one retriever each.
 VECTOR_SQL = """
-select e.id from stash.episodes e
+with q as (select (stash.embed(array[%(q)s]))[1] as v)
+select e.id from stash.episodes e, q
  where e.namespace_id = stash._namespace_id(%(ns)s)
- order by e.embedding <=> (stash.embed(array[%(q)s]))[1] limit %(k)s"""
+ order by (e.embedding <=> q.v) + 0 limit %(k)s"""
 TEXT_SQL = """
 select e.id from stash.episodes e
  where e.namespace_id = stash._namespace_id(%(ns)s) and e.content_tsv @@ stash._query_tsquery(%(q)s)
@@ -107,7 +108,7 @@ ABLATIONS = {
 }
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=pathlib.Path, default=DEFAULT_DATA)
     parser.add_argument("--ablations", action="store_true", help="also score recall with settings varied")
@@ -115,7 +116,7 @@ def main():
         "--keep", action="store_true", help="keep the namespaces (a later --reuse skips ingest)"
     )
     parser.add_argument("--reuse", action="store_true", help="reuse namespaces kept by an earlier --keep run")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     files = sorted(args.data.glob("*.json"))
     with psycopg.connect(autocommit=True) as conn:
         t = time.perf_counter()

@@ -1,13 +1,14 @@
-"""Benchmarks against the local database (`make bench`). Prints a Markdown table to stdout.
-
-Each benchmark is a function returning rows of (name, value, unit); results are recorded by hand
-in bench/RESULTS.md with the date and machine.
+"""`make bench`: every benchmark, against a throwaway cluster made for it. Prints Markdown tables;
+the numbers are recorded by hand, with date and machine, in bench/RESULTS.md.
 """
 
 import statistics
+import sys
 import time
 
+import locomo
 import psycopg
+import scale
 
 
 def bridge():
@@ -26,19 +27,22 @@ def bridge():
             c.execute("select stash.python_info()").fetchone()
             warm.append((time.perf_counter() - t) * 1000)
     return [
-        ("python_info, first call in a new backend (median of 5)", statistics.median(cold), "ms"),
-        ("python_info, warm (median of 200)", statistics.median(warm), "ms"),
+        (
+            "python_info, first call in a new backend (imports numpy, onnxruntime, openai)",
+            statistics.median(cold),
+            "ms",
+        ),
+        ("python_info, warm", statistics.median(warm), "ms"),
     ]
-
-
-BENCHMARKS = [bridge]
 
 
 def main():
     print("| benchmark | value | unit |\n|---|---:|---|")
-    for bench in BENCHMARKS:
+    for bench in (bridge, scale.run):
         for name, value, unit in bench():
-            print(f"| {name} | {value:.2f} | {unit} |", flush=True)
+            print(f"| {name} | {value:,.1f} | {unit} |", flush=True)
+    print()
+    locomo.main(sys.argv[1:])
 
 
 if __name__ == "__main__":

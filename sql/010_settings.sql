@@ -15,6 +15,7 @@ insert into stash.settings (key, value, description) values
   ('recall.candidates',            '100',                 'Candidates each retriever (vector, full text) contributes before fusion'),
   ('recall.rrf_k',                 '10',                  'Reciprocal rank fusion constant: score = sum of 1 / (rrf_k + rank)'),
   ('recall.neighbour_weight',      '0.25',                'Share of a hit''s score given to the episodes just before and after it in its namespace'),
+  ('recall.neighbour_hits',        '30',                  'How many of the best hits lend to their neighbours (at least 2 x (k + skip))'),
   ('recall.time_boost',            '0.5',                 'Relative boost for episodes inside a month or year the query names'),
   ('recall.min_similarity',        '0.2',                 'Vector candidates less similar (cosine) than this do not count: an unrelated nearest neighbour is noise (model-specific; 0.2 suits MiniLM)'),
   ('recall.fact_min_confidence',   '0.1',                 'Facts below this confidence are not recalled'),

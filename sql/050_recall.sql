@@ -64,20 +64,27 @@ as $$
 declare
   ns_ids bigint[] := stash._namespace_ids(namespaces);
   max_k int := stash._setting('recall.max_k')::int;
-  n_cand int;
+  exact_rows int := stash._setting('recall.exact_scan_rows')::int;
+  min_sim double precision := stash._setting('recall.min_similarity')::double precision;
+  min_conf real := stash._setting('recall.fact_min_confidence')::real;
   rrf_k double precision := stash._setting('recall.rrf_k')::double precision;
   nb_weight double precision := stash._setting('recall.neighbour_weight')::double precision;
   time_boost double precision := stash._setting('recall.time_boost')::double precision;
-  min_conf real := stash._setting('recall.fact_min_confidence')::real;
-  exact_rows int := stash._setting('recall.exact_scan_rows')::int;
-  min_sim double precision := stash._setting('recall.min_similarity')::double precision;
-  qvec vector;
-  tsq tsquery;
+  nb_hits int;
   yrs int[];
   mons int[];
+  n_cand int;
+  qvec vector;
+  tsq tsquery;
   at_time timestamptz := coalesce(as_of, now());
-  ep_order text;
-  fact_order text;
+  want_episodes boolean := 'episode' = any (kinds);
+  want_facts boolean := 'fact' = any (kinds);
+  small boolean;
+  -- Candidates of each retriever, best first: ids and their distance / text rank.
+  ev bigint[] := '{}'; ev_d double precision[] := '{}';
+  et bigint[] := '{}'; et_r real[] := '{}';
+  fv bigint[] := '{}'; fv_d double precision[] := '{}';
+  ft bigint[] := '{}'; ft_r real[] := '{}';
 begin
   if query is null or query !~ '[^[:space:]]' then
     raise exception 'query must not be empty' using errcode = 'invalid_parameter_value',
@@ -99,6 +106,8 @@ begin
     raise exception 'since is after until' using errcode = 'invalid_parameter_value';
   end if;
   n_cand := greatest(stash._setting('recall.candidates')::int, 3 * (k + skip));
+  nb_hits := greatest(stash._setting('recall.neighbour_hits')::int, 2 * (k + skip));
+  select d.years, d.months into yrs, mons from stash._query_dates(query) d;
 
   -- Without a query vector (embedder down) recall still works on full text alone.
   begin
@@ -107,112 +116,154 @@ begin
     raise notice 'recall without vectors: %', sqlerrm;
   end;
   tsq := stash._query_tsquery(query);
-  select d.years, d.months into yrs, mons from stash._query_dates(query) d;
 
-  -- Exact scan when the scope is small (bounded count), HNSW otherwise. "+ 0" keeps the planner
-  -- from using the index for the exact scan, in custom and generic plans alike.
-  ep_order := case when (select count(*) from (select 1 from stash.episodes e where e.namespace_id = any (ns_ids)
-                                                limit exact_rows + 1) s) > exact_rows
-                   then 'e.embedding <=> $2' else '(e.embedding <=> $2) + 0' end;
-  fact_order := case when (select count(*) from (select 1 from stash.facts f where f.namespace_id = any (ns_ids)
-                                                  limit exact_rows + 1) s) > exact_rows
-                     then 'f.embedding <=> $2' else '(f.embedding <=> $2) + 0' end;
+  -- Small scopes (a bounded count) are read once, exactly: every row is compared with the query
+  -- vector and matched against the text query, and both rankings come from that one pass. Large
+  -- scopes use the HNSW and GIN indexes: a global index would read many other namespaces' rows to
+  -- find a small namespace's few (or, post-filtered, miss them).
+  if want_episodes then
+    small := (select count(*) from (select 1 from stash.episodes e where e.namespace_id = any (ns_ids)
+                                     limit exact_rows + 1) s) <= exact_rows;
+    if small then
+      with scope as materialized (
+        select e.id, e.embedding <=> qvec as d,
+               case when e.content_tsv @@ tsq then ts_rank(e.content_tsv, tsq) end as r
+          from stash.episodes e
+         where e.namespace_id = any (ns_ids) and e.deleted_at is null
+           and (since is null or e.occurred_at >= since) and (until is null or e.occurred_at < until)
+           and e.created_at <= at_time)
+      select coalesce((select array_agg(x.id order by x.d, x.id) from (select c.id, c.d from scope c where 1 - c.d >= min_sim order by c.d, c.id limit n_cand) x), '{}'),
+             coalesce((select array_agg(x.d order by x.d, x.id) from (select c.id, c.d from scope c where 1 - c.d >= min_sim order by c.d, c.id limit n_cand) x), '{}'),
+             coalesce((select array_agg(x.id order by x.r desc, x.id) from (select c.id, c.r from scope c where c.r is not null order by c.r desc, c.id limit n_cand) x), '{}'),
+             coalesce((select array_agg(x.r order by x.r desc, x.id) from (select c.id, c.r from scope c where c.r is not null order by c.r desc, c.id limit n_cand) x), '{}')
+        into ev, ev_d, et, et_r;
+    else
+      if qvec is not null then
+        select coalesce(array_agg(c.id order by c.d, c.id), '{}'), coalesce(array_agg(c.d order by c.d, c.id), '{}') into ev, ev_d
+          from (select e.id, e.embedding <=> qvec as d from stash.episodes e
+                 where e.namespace_id = any (ns_ids) and e.deleted_at is null and e.embedding is not null
+                   and (since is null or e.occurred_at >= since) and (until is null or e.occurred_at < until)
+                   and e.created_at <= at_time
+                 order by e.embedding <=> qvec limit n_cand) c
+         where 1 - c.d >= min_sim;
+      end if;
+      if tsq is not null then
+        -- The namespace filter is checked on the text matches, not ANDed as a bitmap of the scope.
+        select coalesce(array_agg(c.id order by c.r desc, c.id), '{}'), coalesce(array_agg(c.r order by c.r desc, c.id), '{}') into et, et_r
+          from (select e.id, ts_rank(e.content_tsv, tsq) as r from stash.episodes e
+                 where (e.namespace_id + 0) = any (ns_ids) and e.deleted_at is null and e.content_tsv @@ tsq
+                   and (since is null or e.occurred_at >= since) and (until is null or e.occurred_at < until)
+                   and e.created_at <= at_time
+                 order by r desc, e.id limit n_cand) c;
+      end if;
+    end if;
+  end if;
 
-  return query execute format($q$
+  if want_facts then
+    -- Current facts only: believed at at_time, not deleted, confident enough.
+    small := (select count(*) from (select 1 from stash.facts f where f.namespace_id = any (ns_ids)
+                                     limit exact_rows + 1) s) <= exact_rows;
+    if small then
+      with scope as materialized (
+        select f.id, f.embedding <=> qvec as d,
+               case when f.content_tsv @@ tsq then ts_rank(f.content_tsv, tsq) end as r
+          from stash.facts f
+         where f.namespace_id = any (ns_ids) and f.deleted_at is null
+           and f.valid_from <= at_time and (f.valid_until is null or f.valid_until > at_time)
+           and f.created_at <= at_time and f.confidence >= min_conf
+           and (since is null or f.valid_from >= since) and (until is null or f.valid_from < until))
+      select coalesce((select array_agg(x.id order by x.d, x.id) from (select c.id, c.d from scope c where 1 - c.d >= min_sim order by c.d, c.id limit n_cand) x), '{}'),
+             coalesce((select array_agg(x.d order by x.d, x.id) from (select c.id, c.d from scope c where 1 - c.d >= min_sim order by c.d, c.id limit n_cand) x), '{}'),
+             coalesce((select array_agg(x.id order by x.r desc, x.id) from (select c.id, c.r from scope c where c.r is not null order by c.r desc, c.id limit n_cand) x), '{}'),
+             coalesce((select array_agg(x.r order by x.r desc, x.id) from (select c.id, c.r from scope c where c.r is not null order by c.r desc, c.id limit n_cand) x), '{}')
+        into fv, fv_d, ft, ft_r;
+    else
+      if qvec is not null then
+        select coalesce(array_agg(c.id order by c.d, c.id), '{}'), coalesce(array_agg(c.d order by c.d, c.id), '{}') into fv, fv_d
+          from (select f.id, f.embedding <=> qvec as d from stash.facts f
+                 where f.namespace_id = any (ns_ids) and f.deleted_at is null and f.embedding is not null
+                   and f.valid_from <= at_time and (f.valid_until is null or f.valid_until > at_time)
+                   and f.created_at <= at_time and f.confidence >= min_conf
+                   and (since is null or f.valid_from >= since) and (until is null or f.valid_from < until)
+                 order by f.embedding <=> qvec limit n_cand) c
+         where 1 - c.d >= min_sim;
+      end if;
+      if tsq is not null then
+        select coalesce(array_agg(c.id order by c.r desc, c.id), '{}'), coalesce(array_agg(c.r order by c.r desc, c.id), '{}') into ft, ft_r
+          from (select f.id, ts_rank(f.content_tsv, tsq) as r from stash.facts f
+                 where (f.namespace_id + 0) = any (ns_ids) and f.deleted_at is null and f.content_tsv @@ tsq
+                   and f.valid_from <= at_time and (f.valid_until is null or f.valid_until > at_time)
+                   and f.created_at <= at_time and f.confidence >= min_conf
+                   and (since is null or f.valid_from >= since) and (until is null or f.valid_from < until)
+                 order by r desc, f.id limit n_cand) c;
+      end if;
+    end if;
+  end if;
+
+  return query
     with
-    ep_vec as (
-      select e.id, e.embedding <=> $2 as dist from stash.episodes e
-       where 'episode' = any ($5) and $2 is not null and e.namespace_id = any ($1) and e.deleted_at is null
-         and e.embedding is not null and ($6 is null or e.occurred_at >= $6) and ($7 is null or e.occurred_at < $7)
-         and e.created_at <= $8
-       order by %1$s limit $4),
-    ep_vec_r as (select v.id, v.dist, row_number() over (order by v.dist, v.id) as r from ep_vec v where 1 - v.dist >= $18),
-    ep_txt as (
-      select e.id, ts_rank(e.content_tsv, $3) as rank from stash.episodes e
-       where 'episode' = any ($5) and $3 is not null and e.namespace_id = any ($1) and e.deleted_at is null
-         and e.content_tsv @@ $3 and ($6 is null or e.occurred_at >= $6) and ($7 is null or e.occurred_at < $7)
-         and e.created_at <= $8
-       order by rank desc, e.id limit $4),
-    ep_txt_r as (select t.id, t.rank, row_number() over (order by t.rank desc, t.id) as r from ep_txt t),
     ep_fused as (
-      select coalesce(v.id, t.id) as id, v.r as vr, v.dist, t.r as tr, t.rank as trank,
-             coalesce(1.0 / ($9 + v.r), 0) + coalesce(1.0 / ($9 + t.r), 0) as rrf
-        from ep_vec_r v full join ep_txt_r t on t.id = v.id),
-    -- Each hit lends nb_weight of its score to the live episodes just before and after it.
+      select coalesce(v.id, t.id) as id, v.r as vr, v.d, t.r as tr, t.rank,
+             coalesce(1.0 / (rrf_k + v.r), 0) + coalesce(1.0 / (rrf_k + t.r), 0) as rrf
+        from unnest(ev, ev_d) with ordinality v(id, d, r)
+        full join unnest(et, et_r) with ordinality t(id, rank, r) on t.id = v.id),
+    -- Each of the best hits lends nb_weight of its score to the live episodes just before and
+    -- after it (hits further down lend too little to matter, and each costs two index probes).
     ep_nb as (
       select x.id, sum(f.rrf) as lent
-        from ep_fused f
+        from (select * from ep_fused order by rrf desc limit nb_hits) f
         join stash.episodes c on c.id = f.id
         cross join lateral (
           (select e.id from stash.episodes e
             where e.namespace_id = c.namespace_id and e.id < c.id and e.deleted_at is null
-              and ($6 is null or e.occurred_at >= $6) and ($7 is null or e.occurred_at < $7) and e.created_at <= $8
+              and (since is null or e.occurred_at >= since) and (until is null or e.occurred_at < until)
+              and e.created_at <= at_time
             order by e.id desc limit 1)
           union all
           (select e.id from stash.episodes e
             where e.namespace_id = c.namespace_id and e.id > c.id and e.deleted_at is null
-              and ($6 is null or e.occurred_at >= $6) and ($7 is null or e.occurred_at < $7) and e.created_at <= $8
+              and (since is null or e.occurred_at >= since) and (until is null or e.occurred_at < until)
+              and e.created_at <= at_time
             order by e.id limit 1)) x
-       where $10 > 0
+       where nb_weight > 0
        group by x.id),
     ep_scored as (
-      select coalesce(f.id, n.id) as id, f.vr, f.dist, f.tr, f.trank, coalesce(f.rrf, 0) as rrf,
-             $10 * coalesce(n.lent, 0) as nb
+      select coalesce(f.id, n.id) as id, f.vr, f.d, f.tr, f.rank, coalesce(f.rrf, 0) as rrf,
+             nb_weight * coalesce(n.lent, 0) as nb
         from ep_fused f full join ep_nb n on n.id = f.id),
-    episodes_out as (
+    ranked as (
       select 'episode'::text as kind, e.id, ns.path::text as namespace, e.content,
-             (s.rrf + s.nb) * case when (cardinality($12) > 0 or cardinality($13) > 0)
-                                        and (cardinality($12) = 0 or extract(year from e.occurred_at)::int = any ($12))
-                                        and (cardinality($13) = 0 or extract(month from e.occurred_at)::int = any ($13))
-                                   then 1 + $11 else 1 end as score,
-             null::real as confidence, e.occurred_at, null::timestamptz as valid_from, null::timestamptz as valid_until,
-             e.metadata, s.vr, s.dist, s.tr, s.trank, s.rrf, s.nb
+             (s.rrf + s.nb) * case when (cardinality(yrs) > 0 or cardinality(mons) > 0)
+                                        and (cardinality(yrs) = 0 or extract(year from e.occurred_at)::int = any (yrs))
+                                        and (cardinality(mons) = 0 or extract(month from e.occurred_at)::int = any (mons))
+                                   then 1 + time_boost else 1 end as score,
+             null::real as confidence, e.occurred_at, null::timestamptz as valid_from,
+             null::timestamptz as valid_until, e.metadata, s.vr, s.d, s.tr, s.rank, s.rrf, s.nb
         from ep_scored s
         join stash.episodes e on e.id = s.id
-        join stash.namespaces ns on ns.id = e.namespace_id),
-    fact_scope as (
-      select f.* from stash.facts f
-       where 'fact' = any ($5) and f.namespace_id = any ($1) and f.deleted_at is null
-         and f.valid_from <= $8 and (f.valid_until is null or f.valid_until > $8) and f.created_at <= $8
-         and f.confidence >= $14 and ($6 is null or f.valid_from >= $6) and ($7 is null or f.valid_from < $7)),
-    fact_vec as (
-      select f.id, f.embedding <=> $2 as dist from fact_scope f
-       where $2 is not null and f.embedding is not null
-       order by %2$s limit $4),
-    fact_vec_r as (select v.id, v.dist, row_number() over (order by v.dist, v.id) as r from fact_vec v where 1 - v.dist >= $18),
-    fact_txt as (
-      select f.id, ts_rank(f.content_tsv, $3) as rank from fact_scope f
-       where $3 is not null and f.content_tsv @@ $3
-       order by rank desc, f.id limit $4),
-    fact_txt_r as (select t.id, t.rank, row_number() over (order by t.rank desc, t.id) as r from fact_txt t),
-    facts_out as (
-      select 'fact'::text as kind, f.id, ns.path::text as namespace, f.content,
+        join stash.namespaces ns on ns.id = e.namespace_id
+      union all
+      select 'fact', f.id, ns.path::text, f.content,
              -- A certain fact counts fully, a doubtful one about half.
-             (coalesce(1.0 / ($9 + v.r), 0) + coalesce(1.0 / ($9 + t.r), 0)) * (0.5 + 0.5 * f.confidence) as score,
-             f.confidence, null::timestamptz as occurred_at, f.valid_from, f.valid_until,
-             jsonb_strip_nulls(jsonb_build_object('entity', f.entity, 'property', f.property, 'value', f.value)) as metadata,
-             v.r as vr, v.dist, t.r as tr, t.rank as trank,
-             coalesce(1.0 / ($9 + v.r), 0) + coalesce(1.0 / ($9 + t.r), 0) as rrf, 0::double precision as nb
-        from fact_vec_r v
-        full join fact_txt_r t on t.id = v.id
+             (coalesce(1.0 / (rrf_k + v.r), 0) + coalesce(1.0 / (rrf_k + t.r), 0)) * (0.5 + 0.5 * f.confidence),
+             f.confidence, null, f.valid_from, f.valid_until,
+             jsonb_strip_nulls(jsonb_build_object('entity', f.entity, 'property', f.property, 'value', f.value)),
+             v.r, v.d, t.r, t.rank, coalesce(1.0 / (rrf_k + v.r), 0) + coalesce(1.0 / (rrf_k + t.r), 0), 0
+        from unnest(fv, fv_d) with ordinality v(id, d, r)
+        full join unnest(ft, ft_r) with ordinality t(id, rank, r) on t.id = v.id
         join stash.facts f on f.id = coalesce(v.id, t.id)
-        join stash.namespaces ns on ns.id = f.namespace_id),
-    ranked as (select * from episodes_out union all select * from facts_out)
+        join stash.namespaces ns on ns.id = f.namespace_id)
     select r.kind, r.id, r.namespace, r.content, r.score::double precision, r.confidence, r.occurred_at,
            r.valid_from, r.valid_until, r.metadata,
-           case when $15 then jsonb_build_object(
-             'vector_rank', r.vr, 'cosine', round((1 - r.dist)::numeric, 4), 'text_rank', r.tr,
-             'text_score', round(r.trank::numeric, 4), 'rrf', round(r.rrf::numeric, 6),
+           case when explain then jsonb_build_object(
+             'vector_rank', r.vr, 'cosine', round((1 - r.d)::numeric, 4), 'text_rank', r.tr,
+             'text_score', round(r.rank::numeric, 4), 'rrf', round(r.rrf::numeric, 6),
              'neighbour_boost', round(r.nb::numeric, 6),
-             'time_boost', r.kind = 'episode' and r.score > r.rrf + r.nb + 1e-12,
-             'exact_scan', case r.kind when 'episode' then %1$L not like 'e.embedding <=> %%' else %2$L not like 'f.embedding <=> %%' end)
-           end as details
+             'time_boost', r.score > r.rrf + r.nb + 1e-12 and r.kind = 'episode')
+           end
       from ranked r
      order by r.score desc, r.kind, r.id
-     offset $16 limit $17
-  $q$, ep_order, fact_order)
-  using ns_ids, qvec, tsq, n_cand, kinds, since, until, at_time, rrf_k, nb_weight, time_boost, yrs, mons,
-        min_conf, explain, skip, k, min_sim;
+     offset skip limit k;
 end
 $$;
 comment on function stash.recall(text, text[], int, text[], timestamptz, timestamptz, timestamptz, boolean, int) is
