@@ -39,7 +39,7 @@ as $$
 declare
   ns bigint := stash._namespace_id(namespace);
   n int := coalesce(cardinality(contents), 0);
-  max_bytes int := stash._setting('episode.max_bytes')::int;
+  max_bytes int := stash._setting('episode.max_bytes', ns)::int;
   bad int;
   ids bigint[] := array_fill(null::bigint, array[n]);
   todo int[];           -- positions that need a new row

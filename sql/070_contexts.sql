@@ -16,7 +16,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   ns bigint := stash._namespace_id(namespace);
-  lifetime interval := coalesce(ttl, (stash._setting('context.default_ttl') ->> 0)::interval);
+  lifetime interval := coalesce(ttl, (stash._setting('context.default_ttl', ns) ->> 0)::interval);
 begin
   if set_context.focus is null or set_context.focus !~ '[^[:space:]]' then
     raise exception 'focus must not be empty' using errcode = 'invalid_parameter_value',

@@ -1,7 +1,7 @@
 -- remember / remember_many: exact namespace, validation that writes nothing, ids in input order,
 -- idempotency keys, embeddings through the cache, and immutability afterwards.
 begin;
-select plan(26);
+select plan(28);
 
 do $$ begin perform stash.create_namespace('/mem'); perform stash.create_namespace('/mem/child'); end $$;
 
@@ -55,6 +55,13 @@ select throws_ok($$ select stash.remember_many('/mem', array['a', 'b'], idempote
                  'duplicate keys within a call are refused');
 select throws_ok($$ select stash.remember('/mem', E'nul \000 byte'::text) $$, '22021', null, 'a NUL byte is refused by the server');
 select is((select count(*) from stash.episodes), (select n from before), 'no failed call wrote anything');
+
+-- A namespace subtree can override a setting; the nearest ancestor wins.
+update stash.namespaces set settings = '{"episode.max_bytes": 10}' where path = '/mem';
+select throws_ok($$ select stash.remember('/mem/child', 'longer than ten bytes') $$, '22001', null,
+                 'a namespace override of episode.max_bytes applies to its subtree');
+update stash.namespaces set settings = '{"episode.max_bytes": 100}' where path = '/mem/child';
+select lives_ok($$ select stash.remember('/mem/child', 'longer than ten bytes') $$, 'the nearest override wins');
 
 -- Immutable afterwards.
 select throws_ok($$ update stash.episodes set content = 'edited' where content = 'first' $$, '55000', null, 'episodes cannot be edited');
