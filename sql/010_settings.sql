@@ -21,6 +21,8 @@ insert into stash.settings (key, value, description) values
   ('recall.fact_min_confidence',   '0.1',                 'Facts below this confidence are not recalled'),
   ('recall.exact_scan_rows',       '20000',               'Scopes with at most this many rows get an exact vector scan; larger ones use HNSW with iterative scans'),
   ('forget.min_similarity',        '0.7',                 'forget(about => …) only forgets episodes at least this similar (cosine) to the text'),
+  ('causal.max_depth',             '20',                  'Deepest trace_causal_chain accepts'),
+  ('causal.max_rows',              '1000',                'Most rows trace_causal_chain returns (bounds dense graphs)'),
   ('list.max_rows',                '1000',                'Largest page size of list functions'),
   ('context.default_ttl',          '"1 hour"',            'How long a context lives when set_context is given no ttl')
 on conflict (key) do nothing;
