@@ -1,7 +1,7 @@
 -- Contexts: the current working focus of one exact namespace, with a TTL that reads enforce.
 
 create view stash.current_contexts with (security_invoker = true) as
-  select n.path::text as path, c.namespace_id, c.focus, c.expires_at, c.created_at, c.updated_at
+  select n.path::text collate "default" as path, c.namespace_id, c.focus, c.expires_at, c.created_at, c.updated_at
     from stash.contexts c join stash.namespaces n on n.id = c.namespace_id
    where c.expires_at > now();
 comment on view stash.current_contexts is 'Contexts that have not expired (an expired context reads as absent)';

@@ -3,7 +3,7 @@
 -- value never overwrites: the old fact ends (valid_until) and points at its successor.
 
 create view stash.fact_details with (security_invoker = true) as
-  select f.id, n.path::text as namespace, f.namespace_id, f.content, f.entity, f.property, f.value,
+  select f.id, n.path::text collate "default" as namespace, f.namespace_id, f.content, f.entity, f.property, f.value,
          f.confidence, f.observation_count, f.origin, f.pinned, f.valid_from, f.valid_until, f.superseded_by,
          f.last_reinforced_at, f.created_by, f.created_at, f.updated_at, f.deleted_at,
          f.deleted_at is null and (f.valid_until is null or f.valid_until > now()) as is_current

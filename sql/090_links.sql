@@ -1,21 +1,21 @@
 -- Relationships, patterns and causal links: reading them, and the causal graph's own writes.
 
 create view stash.relationship_details with (security_invoker = true) as
-  select r.id, n.path::text as namespace, r.namespace_id, r.from_entity, r.relation_type, r.to_entity, r.confidence,
+  select r.id, n.path::text collate "default" as namespace, r.namespace_id, r.from_entity, r.relation_type, r.to_entity, r.confidence,
          r.observation_count, r.source_fact_id, r.created_at, r.updated_at
     from stash.relationships r join stash.namespaces n on n.id = r.namespace_id
    where r.deleted_at is null;
 comment on view stash.relationship_details is 'Live relationships (entity edges) with their namespace path.';
 
 create view stash.pattern_details with (security_invoker = true) as
-  select p.id, n.path::text as namespace, p.namespace_id, p.content, p.confidence, p.coherence, p.source_fact_ids,
+  select p.id, n.path::text collate "default" as namespace, p.namespace_id, p.content, p.confidence, p.coherence, p.source_fact_ids,
          p.source_relationship_ids, p.created_at, p.updated_at
     from stash.patterns p join stash.namespaces n on n.id = p.namespace_id
    where p.deleted_at is null;
 comment on view stash.pattern_details is 'Live patterns with their namespace path, without vectors.';
 
 create view stash.causal_link_details with (security_invoker = true) as
-  select l.id, n.path::text as namespace, l.namespace_id, l.cause_fact_id, c.content as cause, l.effect_fact_id,
+  select l.id, n.path::text collate "default" as namespace, l.namespace_id, l.cause_fact_id, c.content as cause, l.effect_fact_id,
          e.content as effect, l.confidence, l.method, l.created_by, l.created_at
     from stash.causal_links l
     join stash.namespaces n on n.id = l.namespace_id

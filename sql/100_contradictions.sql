@@ -1,7 +1,7 @@
 -- Contradictions: listing them, and resolving one so that the decision really applies to the facts.
 
 create view stash.contradiction_details with (security_invoker = true) as
-  select c.id, n.path::text as namespace, c.namespace_id, c.old_fact_id, o.content as old_fact, c.new_fact_id,
+  select c.id, n.path::text collate "default" as namespace, c.namespace_id, c.old_fact_id, o.content as old_fact, c.new_fact_id,
          nf.content as new_fact, c.entity, c.property, c.old_value, c.new_value, c.classification, c.confidence,
          c.method, c.explanation, c.resolved, c.resolution, c.resolved_at, c.resolved_by, c.created_at
     from stash.contradictions c

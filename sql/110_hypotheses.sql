@@ -4,7 +4,7 @@
 -- confirmed and rejected are final; deleted hypotheses take part in nothing.
 
 create view stash.hypothesis_details with (security_invoker = true) as
-  select h.id, n.path::text as namespace, h.namespace_id, h.content, h.confidence, h.status, h.verification_plan,
+  select h.id, n.path::text collate "default" as namespace, h.namespace_id, h.content, h.confidence, h.status, h.verification_plan,
          h.method, h.confirmed_fact_id, h.rejection_reason, h.source_fact_ids, h.tested_at, h.confirmed_at,
          h.rejected_at, h.created_at, h.updated_at
     from stash.hypotheses h join stash.namespaces n on n.id = h.namespace_id

@@ -2,7 +2,7 @@
 -- failed, the lesson). Sub-goals and a failure's goal live in the same namespace.
 
 create view stash.goal_details with (security_invoker = true) as
-  select g.id, n.path::text as namespace, g.namespace_id, g.parent_id, g.content, g.status, g.priority, g.notes,
+  select g.id, n.path::text collate "default" as namespace, g.namespace_id, g.parent_id, g.content, g.status, g.priority, g.notes,
          (select count(*) from stash.goals c where c.parent_id = g.id and c.deleted_at is null
              and c.status <> 'abandoned') as sub_goals,
          (select count(*) from stash.goals c where c.parent_id = g.id and c.deleted_at is null
@@ -14,7 +14,7 @@ comment on view stash.goal_details is
   'Live goals with their namespace path and sub-goal counts (abandoned sub-goals do not count).';
 
 create view stash.failure_details with (security_invoker = true) as
-  select f.id, n.path::text as namespace, f.namespace_id, f.goal_id, f.content, f.reason, f.lesson, f.created_by,
+  select f.id, n.path::text collate "default" as namespace, f.namespace_id, f.goal_id, f.content, f.reason, f.lesson, f.created_by,
          f.created_at
     from stash.failures f join stash.namespaces n on n.id = f.namespace_id
    where f.deleted_at is null;
