@@ -3,7 +3,8 @@
 Embeddings are deterministic (a hash of the text spread over `dimensions`), so a test can tell which
 vector belongs to which input. `script` is a list of behaviours consumed one per request:
 "ok", "500", "sleep:<seconds>", "drop_one" (one embedding too few), "bad_dims"; when it runs out
-every request is "ok". `requests` records each request's JSON body.
+every request is "ok". Chat completions answer with the next string in `chat_replies` (the
+assistant message's content). `requests` records each request's JSON body.
 """
 
 import hashlib
@@ -25,6 +26,7 @@ class FakeOpenAI:
     def __init__(self, dimensions: int = 384):
         self.dimensions = dimensions
         self.script: list[str] = []
+        self.chat_replies: list[str] = []
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         fake = self
@@ -59,6 +61,26 @@ class FakeOpenAI:
                             "data": data,
                             "model": body.get("model", "fake"),
                             "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                        },
+                    )
+                if self.path.endswith("/chat/completions"):
+                    with fake._lock:
+                        reply = fake.chat_replies.pop(0) if fake.chat_replies else "{}"
+                    return self._send(
+                        200,
+                        {
+                            "id": "chatcmpl-fake",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "fake"),
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": reply},
+                                }
+                            ],
+                            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
                         },
                     )
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})

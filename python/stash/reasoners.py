@@ -1,0 +1,407 @@
+"""Reasoners: what consolidation asks of a model, answered by rules (offline) or an LLM.
+
+`rules` is deterministic and needs nothing: it extracts entity/property/value from plain
+declarative sentences ("Alice lives in Paris", "The API uses PostgreSQL 16", "We switched the queue
+to Redis") and classifies a changed value as a replacement when the newer sentence says so ("now",
+"switched", "moved", "no longer"). What it cannot read it leaves alone: no guesses.
+
+`openai` asks any OpenAI-compatible chat endpoint for strict JSON (a JSON schema where the server
+supports it, JSON mode otherwise), validates every answer and retries once, showing the model its
+invalid answer and the error. Every call is metered (calls, tokens, milliseconds).
+
+Used from plpython3u through `reason_for_sql` (sql/130_consolidation.sql); nothing here touches
+the database.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+class ReasonerError(Exception):
+    """The reasoner could not give a valid answer (provider down, invalid output after a retry)."""
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "ms": self.ms,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation shared by both reasoners
+# ---------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _tokens(text: str) -> set[str]:
+    return {t for t in _TOKEN.findall(text.lower()) if len(t) >= 3}
+
+
+def check_structured(answer: dict, texts: Sequence[str], *, allow_verbatim: bool) -> dict:
+    """{entity, property, value, summary}: strings or null; a summary is required to make a fact."""
+    if not isinstance(answer, dict):
+        raise ValueError("the answer must be a JSON object")
+    out = {}
+    for key in ("entity", "property", "value", "summary"):
+        value = answer.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{key} must be a string or null")
+        out[key] = value.strip() if isinstance(value, str) and value.strip() else None
+    if out["property"] and not out["entity"]:
+        raise ValueError("a property needs an entity")
+    if out["value"] and not out["property"]:
+        raise ValueError("a value needs a property")
+    summary = out["summary"]
+    if summary and not allow_verbatim:
+        # The fact must be a synthesis, not a copy of one source.
+        words = _tokens(summary)
+        for text in texts:
+            if summary.lower() in text.lower() and len(texts) > 1:
+                raise ValueError("the summary copies a source verbatim; synthesise the fact")
+            if len(texts) > 1 and words and len(words & _tokens(text)) / len(words) > 0.8:
+                raise ValueError("the summary is a near copy of one source; synthesise across all of them")
+    for key in ("entity", "value"):
+        if out[key] and len(out[key]) > 500:
+            raise ValueError(f"{key} is too long")
+    return out
+
+
+def check_contradiction(answer: dict) -> dict:
+    if not isinstance(answer, dict):
+        raise ValueError("the answer must be a JSON object")
+    kind = answer.get("classification")
+    if kind not in ("replacement", "contradiction", "compatible"):
+        raise ValueError("classification must be replacement, contradiction or compatible")
+    confidence = answer.get("confidence")
+    if not isinstance(confidence, int | float) or isinstance(confidence, bool) or not 0 <= confidence <= 1:
+        raise ValueError("confidence must be a number between 0 and 1")
+    explanation = answer.get("explanation") or ""
+    if not isinstance(explanation, str):
+        raise ValueError("explanation must be a string")
+    return {"classification": kind, "confidence": float(confidence), "explanation": explanation[:1000]}
+
+
+# ---------------------------------------------------------------------------------------------
+# rules
+# ---------------------------------------------------------------------------------------------
+
+# Relation phrases, longest first so "lives in" wins over "is". Multi-valued ones (a person likes
+# many things) never contradict each other.
+_SINGLE = [
+    "lives in",
+    "is based in",
+    "is located in",
+    "works at",
+    "works for",
+    "runs on",
+    "is hosted on",
+    "is deployed on",
+    "is written in",
+    "is built with",
+    "uses",
+    "is",
+    "was born in",
+    "reports to",
+]
+_MULTI = ["likes", "loves", "enjoys", "prefers", "has", "owns", "knows", "speaks", "depends on", "supports"]
+_CHANGE = re.compile(
+    r"\b(now|switched|moved|migrated|changed|no longer|instead|replaced|anymore|from now on)\b", re.I
+)
+_PRONOUN = re.compile(r"^(i|we|you|he|she|it|they|this|that|these|those|there|here)$", re.I)
+_ARTICLE = re.compile(r"^(the|a|an|our|my|their|his|her|its)\s+", re.I)
+_VERBS = sorted(_SINGLE + _MULTI, key=len, reverse=True)
+_DECLARATIVE = re.compile(
+    r"^(?P<entity>[^,;:?!]+?)\s+(?:(?:now|currently|still)\s+)?(?P<verb>"
+    + "|".join(map(re.escape, _VERBS))
+    + r")\s+(?P<value>[^?!]+?)[.!]?$",
+    re.I,
+)
+_SWITCH = re.compile(
+    r"^(?P<subject>[^,;:?!]+?)\s+(?:switched|moved|migrated|changed)\s+(?P<entity>[^,;:?!]+?)\s+(?:from\s+.+?\s+)?to\s+"
+    r"(?P<value>[^?!]+?)[.!]?$",
+    re.I,
+)
+
+
+def _clean_entity(text: str) -> str | None:
+    text = _ARTICLE.sub("", text.strip())
+    if not text or _PRONOUN.match(text) or len(text.split()) > 6:
+        return None
+    return text
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+
+
+def extract(sentence: str) -> dict | None:
+    """entity/property/value from one plain declarative sentence, or None."""
+    sentence = re.sub(r"^[A-Z][\w .'-]{0,40}:\s+", "", sentence.strip())  # "Speaker: text"
+    m = _SWITCH.match(sentence)
+    if m:
+        entity = _clean_entity(m.group("entity"))
+        if entity:
+            return {"entity": entity, "property": "uses", "value": m.group("value").strip(), "changed": True}
+    m = _DECLARATIVE.match(sentence)
+    if not m:
+        return None
+    entity = _clean_entity(m.group("entity"))
+    value = m.group("value").strip()
+    if not entity or not value or len(value.split()) > 12:
+        return None
+    return {
+        "entity": entity,
+        "property": m.group("verb").lower(),
+        "value": value,
+        "changed": bool(_CHANGE.search(sentence)),
+    }
+
+
+class RulesReasoner:
+    name = "rules"
+
+    def __init__(self):
+        self.usage = Usage()
+
+    def structured(self, texts: Sequence[str]) -> dict:
+        # The latest statement wins: a cluster's newest declarative sentence is the fact.
+        for text in reversed(texts):
+            for sentence in reversed(_sentences(text)):
+                found = extract(sentence)
+                if found:
+                    summary = f"{found['entity']} {found['property']} {found['value']}"
+                    return {
+                        "entity": found["entity"],
+                        "property": found["property"],
+                        "value": found["value"],
+                        "summary": summary[0].upper() + summary[1:],
+                    }
+        return {"entity": None, "property": None, "value": None, "summary": None}
+
+    def contradiction(self, entity: str, prop: str, old: str, new: str, new_text: str = "") -> dict:
+        if old.strip().lower() == new.strip().lower():
+            return {"classification": "compatible", "confidence": 1.0, "explanation": "same value"}
+        if prop.lower() in _MULTI:
+            return {
+                "classification": "compatible",
+                "confidence": 0.7,
+                "explanation": f"'{prop}' can hold several values at once",
+            }
+        if _CHANGE.search(new_text or ""):
+            return {
+                "classification": "replacement",
+                "confidence": 0.9,
+                "explanation": "the newer statement says the value changed",
+            }
+        return {
+            "classification": "contradiction",
+            "confidence": 0.6,
+            "explanation": f"two values for '{prop}' and nothing says which is current",
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# openai
+# ---------------------------------------------------------------------------------------------
+
+_SYSTEM = (
+    "You are a strict extraction engine for an agent's long-term memory. Use only what the given "
+    "text states: no outside knowledge, no guesses, no generalisation. When something is not stated, "
+    "use null. Answer with one JSON object matching the schema and nothing else."
+)
+
+_STRUCTURED_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "entity": {"type": ["string", "null"]},
+        "property": {"type": ["string", "null"]},
+        "value": {"type": ["string", "null"]},
+        "summary": {"type": ["string", "null"]},
+    },
+    "required": ["entity", "property", "value", "summary"],
+    "additionalProperties": False,
+}
+_CONTRADICTION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "classification": {"type": "string", "enum": ["replacement", "contradiction", "compatible"]},
+        "confidence": {"type": "number"},
+        "explanation": {"type": "string"},
+    },
+    "required": ["classification", "confidence", "explanation"],
+    "additionalProperties": False,
+}
+
+
+def _parse_json(text: str):
+    text = (text or "").strip()
+    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
+    if fenced:
+        text = fenced.group(1)
+    return json.loads(text)
+
+
+@dataclass
+class OpenAIReasoner:
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = 60.0
+    max_retries: int = 1
+    structured_output: bool = True
+    usage: Usage = field(default_factory=Usage)
+
+    name = "openai"
+
+    def __post_init__(self):
+        import openai
+
+        if not self.base_url and not self.api_key:
+            raise ReasonerError(
+                "the openai reasoner needs reasoner.base_url (a local server) or an API key (GUC "
+                "stash.openai_api_key, or STASH_OPENAI_API_KEY / OPENAI_API_KEY in the server environment)"
+            )
+        self._openai = openai
+        self._client = openai.OpenAI(
+            base_url=self.base_url or None,
+            api_key=self.api_key or "unused",
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
+
+    def _ask(self, name: str, prompt: str, schema: dict, check) -> dict:
+        messages = [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]
+        if self.structured_output:
+            response_format = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": True},
+            }
+        else:
+            response_format = {"type": "json_object"}
+        last_error = None
+        for _attempt in range(2):  # one retry that shows the model its invalid answer
+            start = time.monotonic()
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.model, messages=messages, temperature=0, response_format=response_format
+                )
+            except self._openai.OpenAIError as e:
+                raise ReasonerError(f"reasoner request to {self._client.base_url} failed: {e}") from e
+            finally:
+                self.usage.calls += 1
+                self.usage.ms += int((time.monotonic() - start) * 1000)
+            if response.usage:
+                self.usage.prompt_tokens += response.usage.prompt_tokens or 0
+                self.usage.completion_tokens += response.usage.completion_tokens or 0
+            content = response.choices[0].message.content if response.choices else None
+            try:
+                return check(_parse_json(content))
+            except (ValueError, TypeError) as e:  # json.JSONDecodeError is a ValueError
+                last_error = e
+                messages += [
+                    {"role": "assistant", "content": content or ""},
+                    {
+                        "role": "user",
+                        "content": f"That answer is invalid: {e}. Answer again with "
+                        "only the corrected JSON object.",
+                    },
+                ]
+        raise ReasonerError(f"no valid answer after a retry: {last_error}")
+
+    def structured(self, texts: Sequence[str]) -> dict:
+        events = "\n".join(f"- {t}" for t in texts)
+        prompt = (
+            "These observations were recorded by an agent:\n" + events + "\n\n"
+            "Synthesise the one durable fact they establish. entity: the most specific thing the fact is "
+            "about; property: a short lowercase relation (e.g. 'lives in', 'uses', 'deploy day'); value: "
+            "its value; summary: one specific sentence stating the fact in the third person, keeping proper "
+            "nouns, versions, paths and quantities. Do not copy an observation verbatim. If they establish "
+            "nothing durable, answer all nulls."
+        )
+        return self._ask(
+            "structured_fact",
+            prompt,
+            _STRUCTURED_SCHEMA,
+            lambda a: check_structured(a, texts, allow_verbatim=len(texts) == 1),
+        )
+
+    def contradiction(self, entity: str, prop: str, old: str, new: str, new_text: str = "") -> dict:
+        prompt = (
+            f"Entity: {entity}\nProperty: {prop}\nEarlier value: {old}\nNewer value: {new}\n"
+            + (f"Newer statement: {new_text}\n" if new_text else "")
+            + "\nClassify: replacement (the newer value supersedes the earlier one), contradiction (both "
+            "cannot be true and it is unclear which is), or compatible (both can hold). Give your "
+            "confidence (0 to 1) and a one-sentence explanation."
+        )
+        return self._ask("contradiction", prompt, _CONTRADICTION_SCHEMA, check_contradiction)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point for plpython3u
+# ---------------------------------------------------------------------------------------------
+
+TASKS = ("structured", "contradiction")
+
+
+def get_reasoner(settings: dict, cache: dict, api_key: str | None = None):
+    provider = settings.get("reasoner.provider", "rules")
+    if provider == "rules":
+        return RulesReasoner()
+    if provider != "openai":
+        raise ReasonerError(f"unknown reasoner provider {provider!r} (expected 'rules' or 'openai')")
+    key = (
+        "stash.reasoner",
+        settings.get("reasoner.model"),
+        settings.get("reasoner.base_url"),
+        api_key,
+        settings.get("reasoner.timeout"),
+        settings.get("reasoner.structured_output"),
+    )
+    reasoner = cache.get(key)
+    if reasoner is None:
+        reasoner = OpenAIReasoner(
+            model=settings.get("reasoner.model") or "gpt-4o-mini",
+            base_url=settings.get("reasoner.base_url"),
+            api_key=api_key,
+            timeout=float(settings.get("reasoner.timeout", 60)),
+            max_retries=int(settings.get("reasoner.max_retries", 1)),
+            structured_output=bool(settings.get("reasoner.structured_output", True)),
+        )
+        cache[key] = reasoner
+    return reasoner
+
+
+def reason_for_sql(cache: dict, task: str, payload: dict, settings: dict, api_key: str | None) -> dict:
+    """One reasoner call: {"result": ..., "usage": {...}} (usage counts this call only)."""
+    if task not in TASKS:
+        raise ReasonerError(f"unknown reasoner task {task!r}")
+    reasoner = get_reasoner(settings, cache, api_key)
+    before = Usage(**reasoner.usage.as_dict())
+    result = getattr(reasoner, task)(**payload)
+    used = reasoner.usage
+    return {
+        "result": result,
+        "reasoner": reasoner.name,
+        "usage": {
+            "calls": used.calls - before.calls,
+            "prompt_tokens": used.prompt_tokens - before.prompt_tokens,
+            "completion_tokens": used.completion_tokens - before.completion_tokens,
+            "ms": used.ms - before.ms,
+        },
+    }
