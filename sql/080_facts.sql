@@ -148,7 +148,8 @@ $$;
 comment on function stash.get_fact(bigint) is
   'A fact with its lineage: source episodes, the facts it superseded, the fact that superseded it, and the contradictions it is part of. Null when there is no such live fact.';
 
-create function stash._supersede(old stash.facts, new_id bigint, how text)
+create function stash._supersede(old stash.facts, new_id bigint, method text, explanation text,
+                                 confidence real default 1)
 returns void
 language plpgsql
 volatile
@@ -164,12 +165,13 @@ begin
                                     classification, confidence, method, resolved, resolution, resolved_at, resolved_by,
                                     explanation)
   select old.namespace_id, old.id, new_id, coalesce(old.entity, ''), coalesce(old.property, ''), coalesce(old.value, ''),
-         coalesce(n.value, ''), 'replacement', 1, 'asserted', true, 'superseded', now(), current_user, how
+         coalesce(n.value, ''), 'replacement', _supersede.confidence, _supersede.method, true, 'superseded', now(),
+         current_user, coalesce(_supersede.explanation, '')
     from stash.facts n where n.id = new_id
   on conflict on constraint contradictions_pair_key do nothing;
 end
 $$;
-comment on function stash._supersede(stash.facts, bigint, text) is
+comment on function stash._supersede(stash.facts, bigint, text, text, real) is
   'Ends old (valid_until, superseded_by) in favour of new_id and records the replacement.';
 
 create function stash.assert_fact(namespace text, content text, entity text default null, property text default null,
@@ -226,7 +228,7 @@ begin
                   and f.entity_key = lower(regexp_replace(btrim(e), '\s+', ' ', 'g'))
                   and f.property_key = lower(regexp_replace(btrim(p), '\s+', ' ', 'g'))
                 for update loop
-      perform stash._supersede(old, new_id, 'asserted by ' || current_user);
+      perform stash._supersede(old, new_id, 'asserted', 'asserted by ' || current_user);
     end loop;
   end if;
   return query select * from stash.fact_details where id = new_id;
@@ -268,7 +270,7 @@ begin
   -- The corrected version keeps the original's sources.
   insert into stash.fact_sources (namespace_id, fact_id, episode_id)
   select s.namespace_id, new_id, s.episode_id from stash.fact_sources s where s.fact_id = old.id;
-  perform stash._supersede(old, new_id, 'corrected by ' || current_user);
+  perform stash._supersede(old, new_id, 'asserted', 'corrected by ' || current_user);
   return query select * from stash.fact_details d where d.id = new_id;
 end
 $$;
@@ -298,6 +300,6 @@ grant execute on function stash.query_facts(text[], text, text, real, timestampt
   stash.get_fact(bigint) to stash_writer, stash_reader;
 grant execute on function stash.assert_fact(text, text, text, text, text, real, boolean),
   stash.correct_fact(bigint, text, text, real), stash.pin_fact(bigint, boolean),
-  stash._embed_or_null(text), stash._fact_for_update(bigint), stash._supersede(stash.facts, bigint, text) to stash_writer;
+  stash._embed_or_null(text), stash._fact_for_update(bigint), stash._supersede(stash.facts, bigint, text, text, real) to stash_writer;
 grant execute on function stash._check_confidence(real, text), stash._check_text(text, text, int, boolean)
   to stash_writer, stash_reader;

@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 
 
 class ReasonerError(Exception):
-    """The reasoner could not give a valid answer (provider down, invalid output after a retry)."""
+    """The reasoner could not give a valid answer.
+
+    systemic: not the item's fault (provider down, timeout, misconfiguration), so consolidation
+    stops the stage and retries later instead of dead-lettering the item.
+    """
+
+    def __init__(self, message: str, systemic: bool = False):
+        super().__init__(message)
+        self.systemic = systemic
 
 
 @dataclass
@@ -275,7 +283,8 @@ class OpenAIReasoner:
         if not self.base_url and not self.api_key:
             raise ReasonerError(
                 "the openai reasoner needs reasoner.base_url (a local server) or an API key (GUC "
-                "stash.openai_api_key, or STASH_OPENAI_API_KEY / OPENAI_API_KEY in the server environment)"
+                "stash.openai_api_key, or STASH_OPENAI_API_KEY / OPENAI_API_KEY in the server environment)",
+                systemic=True,
             )
         self._openai = openai
         self._client = openai.OpenAI(
@@ -302,7 +311,9 @@ class OpenAIReasoner:
                     model=self.model, messages=messages, temperature=0, response_format=response_format
                 )
             except self._openai.OpenAIError as e:
-                raise ReasonerError(f"reasoner request to {self._client.base_url} failed: {e}") from e
+                raise ReasonerError(
+                    f"reasoner request to {self._client.base_url} failed: {e}", systemic=True
+                ) from e
             finally:
                 self.usage.calls += 1
                 self.usage.ms += int((time.monotonic() - start) * 1000)
@@ -364,7 +375,9 @@ def get_reasoner(settings: dict, cache: dict, api_key: str | None = None):
     if provider == "rules":
         return RulesReasoner()
     if provider != "openai":
-        raise ReasonerError(f"unknown reasoner provider {provider!r} (expected 'rules' or 'openai')")
+        raise ReasonerError(
+            f"unknown reasoner provider {provider!r} (expected 'rules' or 'openai')", systemic=True
+        )
     key = (
         "stash.reasoner",
         settings.get("reasoner.model"),
@@ -388,20 +401,22 @@ def get_reasoner(settings: dict, cache: dict, api_key: str | None = None):
 
 
 def reason_for_sql(cache: dict, task: str, payload: dict, settings: dict, api_key: str | None) -> dict:
-    """One reasoner call: {"result": ..., "usage": {...}} (usage counts this call only)."""
+    """One reasoner call: {"result": ..., "usage": {...}} (usage counts this call only).
+
+    A failure carries the usage it cost too (`error.usage`), so failed calls are metered as well.
+    """
     if task not in TASKS:
         raise ReasonerError(f"unknown reasoner task {task!r}")
     reasoner = get_reasoner(settings, cache, api_key)
-    before = Usage(**reasoner.usage.as_dict())
-    result = getattr(reasoner, task)(**payload)
-    used = reasoner.usage
-    return {
-        "result": result,
-        "reasoner": reasoner.name,
-        "usage": {
-            "calls": used.calls - before.calls,
-            "prompt_tokens": used.prompt_tokens - before.prompt_tokens,
-            "completion_tokens": used.completion_tokens - before.completion_tokens,
-            "ms": used.ms - before.ms,
-        },
-    }
+    before = reasoner.usage.as_dict()
+
+    def spent() -> dict:
+        now = reasoner.usage.as_dict()
+        return {key: now[key] - before[key] for key in now}
+
+    try:
+        result = getattr(reasoner, task)(**payload)
+    except ReasonerError as e:
+        e.usage = spent()
+        raise
+    return {"result": result, "reasoner": reasoner.name, "usage": spent()}

@@ -1,12 +1,14 @@
 -- Every table of the data model, with exactly its columns and indexes, and the column types
 -- that matter to the API (ids, vectors, full text, time, JSON).
 begin;
-select plan(58);
+select plan(60);
 
-select tables_are('stash', array['causal_links', 'consolidation_progress', 'consolidation_runs', 'contexts', 'contradictions', 'embedding_cache', 'episodes', 'fact_sources', 'facts', 'failures', 'goals', 'hypotheses', 'namespaces', 'patterns', 'purge_log', 'relationships', 'settings'], 'schema stash has exactly the data-model tables');
+select tables_are('stash', array['causal_links', 'consolidation_failures', 'consolidation_progress', 'consolidation_runs', 'contexts', 'contradictions', 'embedding_cache', 'episodes', 'fact_sources', 'facts', 'failures', 'goals', 'hypotheses', 'namespaces', 'patterns', 'purge_log', 'relationships', 'settings'], 'schema stash has exactly the data-model tables');
 
 select columns_are('stash', 'causal_links', array['id', 'namespace_id', 'cause_fact_id', 'effect_fact_id', 'confidence', 'method', 'created_by', 'created_at', 'deleted_at']);
 select indexes_are('stash', 'causal_links', array['causal_links_cause_idx', 'causal_links_effect_idx', 'causal_links_pair_key', 'causal_links_pkey']);
+select columns_are('stash', 'consolidation_failures', array['id', 'namespace_id', 'stage', 'episode_id', 'fact_id', 'attempts', 'dead', 'last_error', 'first_failed_at', 'last_failed_at']);
+select indexes_are('stash', 'consolidation_failures', array['consolidation_failures_pkey', 'consolidation_failures_episode_key', 'consolidation_failures_fact_key']);
 select columns_are('stash', 'consolidation_progress', array['namespace_id', 'checkpoint', 'last_id', 'updated_at']);
 select indexes_are('stash', 'consolidation_progress', array['consolidation_progress_pkey']);
 select columns_are('stash', 'consolidation_runs', array['id', 'namespace_id', 'triggered_by', 'status', 'started_at', 'finished_at', 'counters', 'llm_calls', 'prompt_tokens', 'completion_tokens', 'llm_ms', 'errors']);
@@ -21,7 +23,7 @@ select columns_are('stash', 'episodes', array['id', 'namespace_id', 'content', '
 select indexes_are('stash', 'episodes', array['episodes_content_tsv_idx', 'episodes_embedding_hnsw_idx', 'episodes_idempotency_key_idx', 'episodes_namespace_id_id_key', 'episodes_namespace_occurred_idx', 'episodes_pending_embedding_idx', 'episodes_pkey']);
 select columns_are('stash', 'fact_sources', array['namespace_id', 'fact_id', 'episode_id', 'created_at']);
 select indexes_are('stash', 'fact_sources', array['fact_sources_episode_idx', 'fact_sources_pkey']);
-select columns_are('stash', 'facts', array['id', 'namespace_id', 'content', 'entity', 'property', 'value', 'entity_key', 'property_key', 'confidence', 'observation_count', 'origin', 'pinned', 'valid_from', 'valid_until', 'superseded_by', 'last_reinforced_at', 'embedding', 'embedding_model', 'content_tsv', 'created_by', 'created_at', 'updated_at', 'deleted_at']);
+select columns_are('stash', 'facts', array['id', 'namespace_id', 'content', 'entity', 'property', 'value', 'entity_key', 'property_key', 'confidence', 'observation_count', 'origin', 'pinned', 'valid_from', 'valid_until', 'superseded_by', 'last_reinforced_at', 'embedding', 'embedding_model', 'content_tsv', 'created_by', 'created_at', 'updated_at', 'deleted_at', 'decayed_at']);
 select indexes_are('stash', 'facts', array['facts_content_tsv_idx', 'facts_embedding_hnsw_idx', 'facts_entity_property_idx', 'facts_namespace_id_id_key', 'facts_pkey', 'facts_superseded_by_idx']);
 select columns_are('stash', 'failures', array['id', 'namespace_id', 'goal_id', 'content', 'reason', 'lesson', 'created_by', 'created_at', 'deleted_at']);
 select indexes_are('stash', 'failures', array['failures_goal_idx', 'failures_namespace_created_idx', 'failures_pkey']);

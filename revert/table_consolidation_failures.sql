@@ -1,0 +1,4 @@
+-- Revert stash:table_consolidation_failures from pg
+begin;
+drop table stash.consolidation_failures cascade;
+commit;

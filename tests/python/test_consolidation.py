@@ -1,0 +1,133 @@
+"""Consolidation end to end against a scripted OpenAI-compatible reasoner: invalid answers retried,
+usage logged, a provider outage that moves nothing, a poison item dead-lettered, and the
+per-namespace lock under two concurrent sessions."""
+
+import json
+import threading
+
+import psycopg
+import pytest
+from fake_openai import FakeOpenAI
+
+FACT = {
+    "entity": "staging",
+    "property": "region",
+    "value": "eu-west-1",
+    "summary": "The staging environment runs in region eu-west-1",
+}
+
+
+@pytest.fixture
+def ns():
+    path = "/consolidation"
+    with psycopg.connect(autocommit=True) as c:
+        c.execute("select stash.create_namespace(%s)", (path,))
+    yield path
+    with psycopg.connect(autocommit=True) as c:
+        c.execute("select stash.purge(namespace => %s)", (path,))
+        c.execute("update stash.settings set value = '\"rules\"' where key = 'reasoner.provider'")
+
+
+def use_reasoner(c, base_url, ns):
+    settings = {
+        "reasoner.provider": "openai",
+        "reasoner.model": "fake-chat",
+        "reasoner.base_url": base_url,
+        "reasoner.timeout": 2,
+        "reasoner.max_retries": 0,
+    }
+    c.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(settings), ns))
+
+
+def run(c, ns):
+    return c.execute("select stash.consolidate(%s) -> 'namespaces' -> 0", (ns,)).fetchone()[0]
+
+
+def test_openai_reasoner_invalid_then_valid_and_usage_logged(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        server.chat_replies = ["this is not json", json.dumps(FACT)]
+        result = run(c, ns)
+        assert result["facts_created"] == 1 and result["llm_calls"] == 2
+        assert result["prompt_tokens"] == 22 and result["completion_tokens"] == 14
+        row = c.execute(
+            "select status, llm_calls, prompt_tokens from stash.consolidation_runs where id = %s",
+            (result["run_id"],),
+        ).fetchone()
+        assert row == ("succeeded", 2, 22)
+        fact = c.execute(
+            "select content, value from stash.facts where namespace_id = stash._namespace_id(%s)", (ns,)
+        ).fetchone()
+        assert fact == (FACT["summary"], "eu-west-1")
+
+
+def test_provider_down_moves_nothing_and_the_next_run_completes(ns):
+    with psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, "http://127.0.0.1:9/v1", ns)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        result = run(c, ns)
+        assert result["errors"][0]["stage"] == "facts" and "reasoner failed" in result["errors"][0]["error"]
+        state = c.execute(
+            "select (select count(*) from stash.facts where namespace_id = n), "
+            "stash._checkpoint(n, 'facts'), "
+            "(select count(*) from stash.consolidation_failures where namespace_id = n) "
+            "from stash._namespace_id(%s) n",
+            (ns,),
+        ).fetchone()
+        assert state == (0, 0, 0), "no partial facts, checkpoint unmoved, nothing blamed on the item"
+        with FakeOpenAI() as server:
+            use_reasoner(c, server.base_url, ns)
+            server.chat_replies = [json.dumps(FACT)]
+            assert run(c, ns)["facts_created"] == 1
+
+
+def test_a_poison_item_is_retried_then_dead_lettered_and_the_rest_moves_on(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        c.execute("select stash.remember(%s, 'an episode the model cannot handle')", (ns,))
+        for attempt in (1, 2, 3):
+            server.chat_replies = ["garbage", "more garbage"]
+            result = run(c, ns)
+            assert result["items_failed"] == 1 and result["facts_created"] == 0 and result["llm_calls"] == 2
+            row = c.execute(
+                "select attempts, dead from stash.consolidation_failures "
+                "where namespace_id = stash._namespace_id(%s)",
+                (ns,),
+            ).fetchone()
+            assert row == (attempt, attempt == 3)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        server.chat_replies = [json.dumps(FACT)]
+        result = run(c, ns)
+        assert (result["episodes_read"], result["facts_created"]) == (1, 1), (
+            "the dead item is skipped, the new one done"
+        )
+
+
+def test_a_second_concurrent_consolidation_is_busy_and_does_nothing(ns):
+    with psycopg.connect(autocommit=True) as c:
+        c.execute("select stash.remember_many(%s, array['Alice lives in Paris', 'Bob likes tea'])", (ns,))
+    first, second = psycopg.connect(), psycopg.connect(autocommit=True)
+    try:
+        first_result = first.execute("select stash.consolidate(%s) -> 'namespaces' -> 0", (ns,)).fetchone()[0]
+        outcome = {}
+        t = threading.Thread(
+            target=lambda: outcome.update(
+                r=second.execute("select stash.consolidate(%s) -> 'namespaces' -> 0", (ns,)).fetchone()[0]
+            )
+        )
+        t.start()
+        t.join(10)
+        assert outcome["r"]["skipped"] == "busy", "the second run returns at once"
+        first.commit()
+        assert first_result["facts_created"] == 2
+    finally:
+        first.close()
+        second.close()
+    with psycopg.connect() as c:
+        assert (
+            c.execute(
+                "select count(*) from stash.facts where namespace_id = stash._namespace_id(%s)", (ns,)
+            ).fetchone()[0]
+            == 2
+        )
