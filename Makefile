@@ -184,6 +184,7 @@ endef
 up: install
 	@$(call cluster-start,$(RUNTIME),$(STASH_PGPORT),localhost,)
 	@$(call deploy-db,$(RUNTIME),$(STASH_PGPORT))
+	@$(PG_BIN)/psql -X -q -h $(RUNTIME)/run -p $(STASH_PGPORT) -U postgres -d stash -c 'select stash.schedule_defaults()' >/dev/null
 	@ln -sfn $(RUNTIME)/data $(STATE)/data; ln -sfn $(RUNTIME)/run $(STATE)/run; ln -sfn $(RUNTIME)/log $(STATE)/log
 	@printf '%s\n' "export PGHOST=$(RUNTIME)/run" "export PGPORT=$(STASH_PGPORT)" "export PGDATABASE=stash" \
 	  "export PGUSER=postgres" > $(STATE)/env

@@ -8,3 +8,5 @@ export SQITCH_FULLNAME=stash SQITCH_EMAIL=stash@localhost
 cd /opt/stash/schema
 sqitch deploy --verify db:pg: ${STASH_EMBED_DIM:+--set embed_dim=$STASH_EMBED_DIM}
 psql -X -q -v ON_ERROR_STOP=1 -1 $(printf -- '-f %s ' sql/*.sql)
+# The default jobs: automatic consolidation every 5 minutes, daily maintenance (if absent).
+psql -X -q -v ON_ERROR_STOP=1 -c 'select stash.schedule_defaults()' >/dev/null

@@ -15,6 +15,10 @@ if not TEST_RT:
     )
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: waits on real time (pg_cron); run anyway by make test")
+
+
 @pytest.fixture
 def conn():
     """A connection to the test database (libpq environment set by `make test`), rolled back."""
