@@ -8,7 +8,8 @@
 -- consolidation.max_attempts, dead-lettered in consolidation_failures, so one bad item never
 -- stalls the rest. A provider outage (SQLSTATE 58000) is not the item's fault: it stops the stage
 -- without counting attempts, and the next run does the work.
--- Stages so far: facts (1), decay (8). The others of the reference's eight follow.
+-- Stages so far: facts (1), relationships (2), causal links (3), patterns (6), decay (8); goal
+-- progress (4), failure patterns (5) and hypothesis evidence (7) are still to come.
 
 create function stash._reason(task text, payload jsonb, namespace_id bigint default null)
 returns jsonb
@@ -85,7 +86,8 @@ as $$
 $$;
 comment on function stash._advance_checkpoint(bigint, text, bigint) is 'Moves a consolidation cursor forward (never back).';
 
-create function stash._record_failure(ns bigint, stage_name text, episode_ids bigint[], error text)
+create function stash._record_failure(ns bigint, stage_name text, episode_ids bigint[], error text,
+                                      fact_ids bigint[] default '{}')
 returns int
 language plpgsql
 volatile
@@ -96,16 +98,22 @@ declare
   max_attempts int := stash._setting('consolidation.max_attempts', ns)::int;
 begin
   insert into stash.consolidation_failures as f (namespace_id, stage, episode_id, last_error, dead)
-  select ns, stage_name, e, left(error, 2000), max_attempts <= 1 from unnest(episode_ids) e
+  select ns, stage_name, e, left(error, 2000), max_attempts <= 1 from unnest(coalesce(episode_ids, '{}')) e
   on conflict (namespace_id, episode_id, stage) do update
      set attempts = f.attempts + 1, last_error = excluded.last_error, last_failed_at = now(),
          dead = f.attempts + 1 >= max_attempts;
+  insert into stash.consolidation_failures as f (namespace_id, stage, fact_id, last_error, dead)
+  select ns, stage_name, x, left(error, 2000), max_attempts <= 1 from unnest(coalesce(fact_ids, '{}')) x
+  on conflict (namespace_id, fact_id, stage) do update
+     set attempts = f.attempts + 1, last_error = excluded.last_error, last_failed_at = now(),
+         dead = f.attempts + 1 >= max_attempts;
   return (select count(*) from stash.consolidation_failures f
-           where f.namespace_id = ns and f.stage = stage_name and f.episode_id = any (episode_ids) and f.dead);
+           where f.namespace_id = ns and f.stage = stage_name and f.dead
+             and (f.episode_id = any (coalesce(episode_ids, '{}')) or f.fact_id = any (coalesce(fact_ids, '{}'))));
 end
 $$;
-comment on function stash._record_failure(bigint, text, bigint[], text) is
-  'Counts a failed attempt on episodes for a stage; returns how many of them are now dead-lettered.';
+comment on function stash._record_failure(bigint, text, bigint[], text, bigint[]) is
+  'Counts a failed attempt on episodes or facts for a stage; returns how many of them are now dead-lettered.';
 
 -- Stage 1: episodes -> facts, with inline contradiction handling.
 create function stash._stage_facts(ns bigint)
@@ -346,9 +354,12 @@ begin
     return jsonb_build_object('namespace', path, 'skipped', 'busy');
   end if;
   insert into stash.consolidation_runs (namespace_id, triggered_by) values (ns, triggered_by) returning id into run;
-  foreach stage in array array['facts', 'decay'] loop
+  -- The reference's order; goal progress, failure patterns and hypothesis evidence come next.
+  foreach stage in array array['facts', 'relationships', 'causal', 'patterns', 'decay'] loop
     begin
-      out := case stage when 'facts' then stash._stage_facts(ns) when 'decay' then stash._stage_decay(ns) end;
+      out := case stage when 'facts' then stash._stage_facts(ns) when 'relationships' then stash._stage_relationships(ns)
+                        when 'causal' then stash._stage_causal(ns) when 'patterns' then stash._stage_patterns(ns)
+                        when 'decay' then stash._stage_decay(ns) end;
       if out ? 'last_item_error' then
         problems := problems || jsonb_build_object('stage', stage, 'error', out ->> 'last_item_error', 'items', out -> 'items_failed');
         out := out - 'last_item_error';
@@ -364,7 +375,7 @@ begin
   end loop;
   update stash.consolidation_runs r
      set finished_at = clock_timestamp(), counters = totals,
-         status = case when failed = 2 then 'failed' when jsonb_array_length(problems) > 0 then 'partial' else 'succeeded' end,
+         status = case when failed = 5 then 'failed' when jsonb_array_length(problems) > 0 then 'partial' else 'succeeded' end,
          errors = problems,
          llm_calls = coalesce((totals ->> 'llm_calls')::numeric, 0), prompt_tokens = coalesce((totals ->> 'prompt_tokens')::numeric, 0),
          completion_tokens = coalesce((totals ->> 'completion_tokens')::numeric, 0), llm_ms = coalesce((totals ->> 'llm_ms')::numeric, 0)
@@ -409,4 +420,4 @@ comment on function stash.consolidate(text, text) is
 grant execute on function stash.consolidate(text, text), stash._consolidate_namespace(bigint, text), stash._stage_facts(bigint),
   stash._stage_decay(bigint, timestamptz), stash._reason(text, jsonb, bigint), stash._bump(jsonb, jsonb), stash._usage(jsonb),
   stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint),
-  stash._record_failure(bigint, text, bigint[], text) to stash_writer;
+  stash._record_failure(bigint, text, bigint[], text, bigint[]) to stash_writer;

@@ -105,6 +105,95 @@ def check_contradiction(answer: dict) -> dict:
     return {"classification": kind, "confidence": float(confidence), "explanation": explanation[:1000]}
 
 
+def _number(value, what: str) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+        raise ValueError(f"{what} must be a number between 0 and 1")
+    return float(value)
+
+
+def _items(answer, key: str) -> list:
+    if not isinstance(answer, dict) or not isinstance(answer.get(key), list):
+        raise ValueError(f'the answer must be a JSON object {{"{key}": [...]}}')
+    if not all(isinstance(item, dict) for item in answer[key]):
+        raise ValueError(f"every element of {key} must be an object")
+    return answer[key]
+
+
+_RELATION = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def relation_type(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:64]
+
+
+def check_relationships(answer, fact: str) -> list[dict]:
+    """Edges whose ends are stated in the fact (case-insensitive), snake_case types."""
+    out = []
+    for item in _items(answer, "relationships"):
+        ends = [item.get("from"), item.get("to")]
+        if not all(isinstance(e, str) and e.strip() for e in ends):
+            raise ValueError("from and to must be non-empty strings")
+        for end in ends:
+            if end.strip().lower() not in fact.lower():
+                raise ValueError(f"{end!r} does not appear in the fact; use the fact's own words")
+        kind = item.get("relation_type")
+        if not isinstance(kind, str) or not _RELATION.match(relation_type(kind) or "-"):
+            raise ValueError("relation_type must be a short snake_case phrase")
+        out.append(
+            {
+                "from": ends[0].strip(),
+                "relation_type": relation_type(kind),
+                "to": ends[1].strip(),
+                "confidence": _number(item.get("confidence", 0.8), "confidence"),
+            }
+        )
+    return out
+
+
+def check_causal_links(answer, ids: set[int]) -> list[dict]:
+    out = []
+    for item in _items(answer, "links"):
+        cause, effect = item.get("cause_id"), item.get("effect_id")
+        if cause not in ids or effect not in ids:
+            raise ValueError(
+                f"cause_id and effect_id must be ids from the list given (got {cause}, {effect})"
+            )
+        if cause == effect:
+            continue  # a self-link is noise, not an error
+        out.append(
+            {
+                "cause_id": cause,
+                "effect_id": effect,
+                "confidence": _number(item.get("confidence"), "confidence"),
+            }
+        )
+    return out
+
+
+def check_patterns(answer, fact_ids: set[int], rel_ids: set[int]) -> list[dict]:
+    out = []
+    for item in _items(answer, "patterns"):
+        text = item.get("pattern")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("pattern must be a non-empty string")
+        facts, rels = item.get("source_fact_ids", []), item.get("source_relationship_ids", [])
+        if not isinstance(facts, list) or not isinstance(rels, list):
+            raise ValueError("source ids must be lists")
+        if not set(facts) <= fact_ids or not set(rels) <= rel_ids:
+            raise ValueError("source ids must come from the lists given")
+        if len(set(facts)) + len(set(rels)) < 2:
+            raise ValueError("a pattern needs at least two sources")
+        out.append(
+            {
+                "pattern": text.strip()[:2000],
+                "coherence": _number(item.get("coherence"), "coherence"),
+                "source_fact_ids": sorted(set(facts)),
+                "source_relationship_ids": sorted(set(rels)),
+            }
+        )
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # rules
 # ---------------------------------------------------------------------------------------------
@@ -152,6 +241,30 @@ def _clean_entity(text: str) -> str | None:
     if not text or _PRONOUN.match(text) or len(text.split()) > 6:
         return None
     return text
+
+
+_CAUSE_FIRST = r"so|therefore|which caused|caused|led to|leads to|resulted in|results in"
+_CAUSAL = [
+    re.compile(r"^(?P<effect>.+?),?\s+(?:because|since|due to|as a result of)\s+(?P<cause>.+)$", re.I),
+    re.compile(r"^(?P<cause>.+?),?\s+(?:" + _CAUSE_FIRST + r")\s+(?P<effect>.+)$", re.I),
+]
+
+
+def _best_match(clause: str, facts: Sequence[dict], exclude: int) -> int | None:
+    """The fact (other than the one saying "because") that states this clause."""
+    words = _tokens(clause)
+    best, best_score = None, 0.0
+    for f in facts:
+        if f["id"] == exclude:
+            continue
+        theirs = _tokens(f["content"])
+        if not words or not theirs:
+            continue
+        shared = len(words & theirs)
+        score = min(shared / len(words), shared / len(theirs))
+        if score > best_score:
+            best, best_score = f["id"], score
+    return best if best_score >= 0.6 else None
 
 
 def _sentences(text: str) -> list[str]:
@@ -223,6 +336,51 @@ class RulesReasoner:
             "explanation": f"two values for '{prop}' and nothing says which is current",
         }
 
+    def relationships(
+        self, fact: str, entity: str | None = None, prop: str | None = None, value: str | None = None
+    ) -> list[dict]:
+        # An edge only where the fact names both ends: a structured fact with a short value.
+        if entity and prop and value and len(value.split()) <= 6:
+            return [{"from": entity, "relation_type": relation_type(prop), "to": value, "confidence": 0.8}]
+        return []
+
+    def causal_links(self, facts: Sequence[dict]) -> list[dict]:
+        # "X because Y", "Y so X", "Y led to X": a link only when both clauses match known facts.
+        links = []
+        for f in facts:
+            for pattern in _CAUSAL:
+                m = pattern.match(f["content"].strip().rstrip("."))
+                if not m:
+                    continue
+                cause = _best_match(m.group("cause"), facts, exclude=f["id"])
+                effect = _best_match(m.group("effect"), facts, exclude=f["id"])
+                if cause and effect and cause != effect:
+                    links.append({"cause_id": cause, "effect_id": effect, "confidence": 0.8})
+                break
+        return links
+
+    def patterns(self, facts: Sequence[dict], relationships: Sequence[dict]) -> list[dict]:
+        # Aggregation only: three or more entities with the same relation to the same thing.
+        groups: dict[tuple, list[dict]] = {}
+        for r in relationships:
+            groups.setdefault((r["relation_type"], r["to"].strip().lower()), []).append(r)
+        out = []
+        for (kind, _), rels in sorted(groups.items()):
+            names = sorted({r["from"] for r in rels}, key=str.lower)
+            if len(names) < 3:
+                continue
+            who = f"{', '.join(names[:-1])} and {names[-1]}"
+            text = f"{who} share one relation to {rels[0]['to']}: {kind.replace('_', ' ')}"
+            out.append(
+                {
+                    "pattern": text,
+                    "coherence": 0.8,
+                    "source_fact_ids": [],
+                    "source_relationship_ids": sorted(r["id"] for r in rels),
+                }
+            )
+        return out
+
 
 # ---------------------------------------------------------------------------------------------
 # openai
@@ -255,6 +413,25 @@ _CONTRADICTION_SCHEMA = {
     "required": ["classification", "confidence", "explanation"],
     "additionalProperties": False,
 }
+
+
+def _list_schema(key: str, item_properties: dict) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            key: {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": item_properties,
+                    "required": list(item_properties),
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": [key],
+        "additionalProperties": False,
+    }
 
 
 def _parse_json(text: str):
@@ -362,12 +539,83 @@ class OpenAIReasoner:
         )
         return self._ask("contradiction", prompt, _CONTRADICTION_SCHEMA, check_contradiction)
 
+    def relationships(
+        self, fact: str, entity: str | None = None, prop: str | None = None, value: str | None = None
+    ) -> list[dict]:
+        prompt = (
+            f"Fact: {fact}\n\nList the relationships between named entities that this fact states directly "
+            "(no inferred or transitive ones). from and to: the entities exactly as written in the fact; "
+            "relation_type: a short snake_case verb phrase (works_at, lives_in, depends_on); confidence 0.7 "
+            'to 1. Answer {"relationships": []} if there are none.'
+        )
+        return self._ask(
+            "relationships",
+            prompt,
+            _list_schema(
+                "relationships",
+                {
+                    "from": {"type": "string"},
+                    "relation_type": {"type": "string"},
+                    "to": {"type": "string"},
+                    "confidence": {"type": "number"},
+                },
+            ),
+            lambda a: check_relationships(a, fact),
+        )
+
+    def causal_links(self, facts: Sequence[dict]) -> list[dict]:
+        listing = "\n".join(f"[Fact {f['id']}] {f['content']}" for f in facts)
+        prompt = (
+            listing + "\n\nWhich of these facts directly cause another one of them, as the facts themselves "
+            "state or make explicit? Only direct causation, no chains, no self-links; use the ids given. "
+            'confidence 0.5 (implied) to 1 (stated). Answer {"links": []} if there are none.'
+        )
+        ids = {f["id"] for f in facts}
+        return self._ask(
+            "causal_links",
+            prompt,
+            _list_schema(
+                "links",
+                {
+                    "cause_id": {"type": "integer"},
+                    "effect_id": {"type": "integer"},
+                    "confidence": {"type": "number"},
+                },
+            ),
+            lambda a: check_causal_links(a, ids),
+        )
+
+    def patterns(self, facts: Sequence[dict], relationships: Sequence[dict]) -> list[dict]:
+        listing = "\n".join(f"[Fact {f['id']}] {f['content']}" for f in facts)
+        listing += "\n" + "\n".join(
+            f"[Rel {r['id']}] {r['from']} --{r['relation_type']}--> {r['to']}" for r in relationships
+        )
+        prompt = (
+            listing + "\n\nState the patterns these facts and relationships show together: regularities "
+            "that at least two of them support, without generalising beyond them. Give the source ids from "
+            'the lists and a coherence (0 to 1). Answer {"patterns": []} if there are none.'
+        )
+        return self._ask(
+            "patterns",
+            prompt,
+            _list_schema(
+                "patterns",
+                {
+                    "pattern": {"type": "string"},
+                    "coherence": {"type": "number"},
+                    "source_fact_ids": {"type": "array", "items": {"type": "integer"}},
+                    "source_relationship_ids": {"type": "array", "items": {"type": "integer"}},
+                },
+            ),
+            lambda a: check_patterns(a, {f["id"] for f in facts}, {r["id"] for r in relationships}),
+        )
+
 
 # ---------------------------------------------------------------------------------------------
 # Entry point for plpython3u
 # ---------------------------------------------------------------------------------------------
 
-TASKS = ("structured", "contradiction")
+TASKS = ("structured", "contradiction", "relationships", "causal_links", "patterns")
 
 
 def get_reasoner(settings: dict, cache: dict, api_key: str | None = None):

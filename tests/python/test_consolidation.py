@@ -47,19 +47,67 @@ def test_openai_reasoner_invalid_then_valid_and_usage_logged(ns):
     with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
         use_reasoner(c, server.base_url, ns)
         c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
-        server.chat_replies = ["this is not json", json.dumps(FACT)]
+        server.chat_replies = [
+            "this is not json",
+            json.dumps(FACT),
+            json.dumps({"relationships": []}),
+            json.dumps({"links": []}),
+            json.dumps({"patterns": []}),
+        ]
         result = run(c, ns)
-        assert result["facts_created"] == 1 and result["llm_calls"] == 2
-        assert result["prompt_tokens"] == 22 and result["completion_tokens"] == 14
+        assert result["facts_created"] == 1 and result["llm_calls"] == 5, "the retry is counted"
+        assert result["prompt_tokens"] == 55 and result["completion_tokens"] == 35
         row = c.execute(
             "select status, llm_calls, prompt_tokens from stash.consolidation_runs where id = %s",
             (result["run_id"],),
         ).fetchone()
-        assert row == ("succeeded", 2, 22)
+        assert row == ("succeeded", 5, 55)
         fact = c.execute(
             "select content, value from stash.facts where namespace_id = stash._namespace_id(%s)", (ns,)
         ).fetchone()
         assert fact == (FACT["summary"], "eu-west-1")
+
+
+def test_every_stage_validates_the_model_and_retries_once(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        server.chat_replies = [
+            json.dumps(FACT),  # stage 1
+            json.dumps(
+                {
+                    "relationships": [
+                        {"from": "Mars", "relation_type": "orbits", "to": "eu-west-1", "confidence": 0.9}
+                    ]
+                }
+            ),  # stage 2: an entity not in the fact
+            json.dumps(
+                {
+                    "relationships": [
+                        {
+                            "from": "staging environment",
+                            "relation_type": "runs in",
+                            "to": "eu-west-1",
+                            "confidence": 0.9,
+                        }
+                    ]
+                }
+            ),
+            json.dumps(
+                {"links": [{"cause_id": 999999, "effect_id": 1, "confidence": 0.9}]}
+            ),  # stage 3: unknown ids
+            json.dumps({"links": []}),
+            json.dumps({"patterns": []}),  # stage 6
+        ]
+        result = run(c, ns)
+        assert result["errors"] == [] and result["llm_calls"] == 6
+        edge = c.execute(
+            "select from_entity, relation_type, to_entity from stash.relationships "
+            "where namespace_id = stash._namespace_id(%s)",
+            (ns,),
+        ).fetchone()
+        assert edge == ("staging environment", "runs_in", "eu-west-1")
+        assert "does not appear in the fact" in server.requests[2]["body"]["messages"][-1]["content"]
 
 
 def test_provider_down_moves_nothing_and_the_next_run_completes(ns):
