@@ -37,6 +37,8 @@ insert into stash.settings (key, value, description) values
   ('consolidation.auto_min_backlog', '10',                'Automatic consolidation runs for a namespace once this many episodes wait...'),
   ('consolidation.auto_max_wait',  '"5 minutes"',         '...or once its oldest waiting episode is this old'),
   ('consolidation.auto_max_namespaces', '10',             'Namespaces consolidated per automatic run (the rest wait for the next)'),
+  ('hypothesis.auto_confirm_threshold', '0.9',           'Evidence confidence at which consolidation moves a hypothesis on (proposed -> testing -> confirmed)'),
+  ('hypothesis.auto_reject_threshold', '0.9',            'Evidence confidence at which consolidation rejects a contradicted hypothesis'),
   ('decay.factor',                 '0.95',                'Confidence kept per decay.window without reinforcement (1 disables decay)'),
   ('decay.window',                 '"7 days"',            'The period decay.factor applies to'),
   ('decay.expiry_threshold',       '0.1',                 'Facts whose confidence decays below this expire (valid_until) and leave recall'),

@@ -8,8 +8,9 @@
 -- consolidation.max_attempts, dead-lettered in consolidation_failures, so one bad item never
 -- stalls the rest. A provider outage (SQLSTATE 58000) is not the item's fault: it stops the stage
 -- without counting attempts, and the next run does the work.
--- Stages so far: facts (1), relationships (2), causal links (3), patterns (6), decay (8); goal
--- progress (4), failure patterns (5) and hypothesis evidence (7) are still to come.
+-- The eight stages: facts (1, here), relationships (2), causal links (3) and patterns (6) in
+-- 131_consolidation_links.sql, goal progress (4), failure patterns (5) and hypothesis evidence (7)
+-- in 132_consolidation_agenda.sql, decay (8, here).
 
 create function stash._reason(task text, payload jsonb, namespace_id bigint default null)
 returns jsonb
@@ -354,12 +355,14 @@ begin
     return jsonb_build_object('namespace', path, 'skipped', 'busy');
   end if;
   insert into stash.consolidation_runs (namespace_id, triggered_by) values (ns, triggered_by) returning id into run;
-  -- The reference's order; goal progress, failure patterns and hypothesis evidence come next.
-  foreach stage in array array['facts', 'relationships', 'causal', 'patterns', 'decay'] loop
+  -- The reference's order.
+  foreach stage in array array['facts', 'relationships', 'causal', 'goals', 'failures', 'patterns', 'hypotheses',
+                               'decay'] loop
     begin
       out := case stage when 'facts' then stash._stage_facts(ns) when 'relationships' then stash._stage_relationships(ns)
-                        when 'causal' then stash._stage_causal(ns) when 'patterns' then stash._stage_patterns(ns)
-                        when 'decay' then stash._stage_decay(ns) end;
+                        when 'causal' then stash._stage_causal(ns) when 'goals' then stash._stage_goals(ns)
+                        when 'failures' then stash._stage_failures(ns) when 'patterns' then stash._stage_patterns(ns)
+                        when 'hypotheses' then stash._stage_hypotheses(ns) when 'decay' then stash._stage_decay(ns) end;
       if out ? 'last_item_error' then
         problems := problems || jsonb_build_object('stage', stage, 'error', out ->> 'last_item_error', 'items', out -> 'items_failed');
         out := out - 'last_item_error';
@@ -375,7 +378,7 @@ begin
   end loop;
   update stash.consolidation_runs r
      set finished_at = clock_timestamp(), counters = totals,
-         status = case when failed = 5 then 'failed' when jsonb_array_length(problems) > 0 then 'partial' else 'succeeded' end,
+         status = case when failed = 8 then 'failed' when jsonb_array_length(problems) > 0 then 'partial' else 'succeeded' end,
          errors = problems,
          llm_calls = coalesce((totals ->> 'llm_calls')::numeric, 0), prompt_tokens = coalesce((totals ->> 'prompt_tokens')::numeric, 0),
          completion_tokens = coalesce((totals ->> 'completion_tokens')::numeric, 0), llm_ms = coalesce((totals ->> 'llm_ms')::numeric, 0)

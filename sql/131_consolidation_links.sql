@@ -46,12 +46,7 @@ begin
       if state = '58000' then
         raise;
       end if;
-      if state = '38000' and detail like '{"usage"%' then
-        c := stash._bump(c, stash._usage(detail::jsonb));
-      end if;
-      c := stash._bump(c, jsonb_build_object('items_failed', 1,
-                                              'items_dead_lettered', stash._record_failure(ns, 'relationships', null, msg, array[f.id])))
-           || jsonb_build_object('last_item_error', left(msg, 500));
+      c := stash._item_failed(ns, 'relationships', c, null, array[f.id], msg, state, detail);
     end;
   end loop;
   if last_id is not null then
@@ -116,12 +111,7 @@ begin
     if state = '58000' then
       raise;
     end if;
-    if state = '38000' and detail like '{"usage"%' then
-      c := stash._bump(c, stash._usage(detail::jsonb));
-    end if;
-    c := stash._bump(c, jsonb_build_object('items_failed', cardinality(batch),
-                                            'items_dead_lettered', stash._record_failure(ns, 'causal', null, msg, batch)))
-         || jsonb_build_object('last_item_error', left(msg, 500));
+    c := stash._item_failed(ns, 'causal', c, null, batch, msg, state, detail);
   end;
   perform stash._advance_checkpoint(ns, 'causal', (select max(x) from unnest(batch) x));
   return c;
@@ -198,12 +188,7 @@ begin
     if state = '58000' then
       raise;
     end if;
-    if state = '38000' and detail like '{"usage"%' then
-      c := stash._bump(c, stash._usage(detail::jsonb));
-    end if;
-    c := stash._bump(c, jsonb_build_object('items_failed', cardinality(new_facts),
-                                            'items_dead_lettered', stash._record_failure(ns, 'patterns', null, msg, new_facts)))
-         || jsonb_build_object('last_item_error', left(msg, 500));
+    c := stash._item_failed(ns, 'patterns', c, null, new_facts, msg, state, detail);
   end;
   perform stash._advance_checkpoint(ns, 'patterns_facts', coalesce((select max(x) from unnest(new_facts) x), 0));
   perform stash._advance_checkpoint(ns, 'patterns_relationships', coalesce((select max(x) from unnest(new_rels) x), 0));

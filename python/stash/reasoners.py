@@ -194,6 +194,90 @@ def check_patterns(answer, fact_ids: set[int], rel_ids: set[int]) -> list[dict]:
     return out
 
 
+def _text(item: dict, key: str, required: bool = True, limit: int = 1000) -> str:
+    value = item.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ValueError(f"{key} must be a non-empty string")
+    return value.strip()[:limit]
+
+
+def check_goal_progress(answer, goal_ids: set[int]) -> list[dict]:
+    out = []
+    for item in _items(answer, "assessments"):
+        if item.get("goal_id") not in goal_ids:
+            raise ValueError(f"goal_id must be one of the goals given (got {item.get('goal_id')})")
+        kind = item.get("assessment")
+        if kind == "irrelevant":
+            continue
+        if kind not in ("progress", "suggested_complete", "contradicted"):
+            raise ValueError("assessment must be progress, suggested_complete, contradicted or irrelevant")
+        out.append(
+            {
+                "goal_id": item["goal_id"],
+                "assessment": kind,
+                "note": _text(item, "note", limit=500),
+                "confidence": _number(item.get("confidence"), "confidence"),
+            }
+        )
+    return out
+
+
+def check_failure_patterns(answer, failure_ids: set[int]) -> list[dict]:
+    out = []
+    for item in _items(answer, "findings"):
+        kind = item.get("type")
+        if kind == "repetition":
+            if item.get("failure_id") not in failure_ids:
+                raise ValueError(
+                    f"failure_id must be one of the failures given (got {item.get('failure_id')})"
+                )
+            out.append(
+                {
+                    "type": kind,
+                    "failure_id": item["failure_id"],
+                    "evidence": _text(item, "evidence"),
+                    "confidence": _number(item.get("confidence"), "confidence"),
+                }
+            )
+        elif kind == "pattern":
+            out.append(
+                {
+                    "type": kind,
+                    "pattern_fact": _text(item, "pattern_fact"),
+                    "confidence": _number(item.get("confidence"), "confidence"),
+                }
+            )
+        else:
+            raise ValueError("type must be repetition or pattern")
+    return out
+
+
+def check_hypothesis_evidence(answer, hypothesis_ids: set[int]) -> list[dict]:
+    out = []
+    for item in _items(answer, "verdicts"):
+        if item.get("hypothesis_id") not in hypothesis_ids:
+            raise ValueError(
+                f"hypothesis_id must be one of the hypotheses given (got {item.get('hypothesis_id')})"
+            )
+        verdict = item.get("verdict")
+        if verdict == "irrelevant":
+            continue
+        if verdict not in ("supports", "weakens", "contradicts"):
+            raise ValueError("verdict must be supports, weakens, contradicts or irrelevant")
+        out.append(
+            {
+                "hypothesis_id": item["hypothesis_id"],
+                "verdict": verdict,
+                "confidence": _number(item.get("confidence"), "confidence"),
+                "new_confidence": _number(item.get("new_confidence"), "new_confidence"),
+                "reasoning": _text(item, "reasoning", required=False),
+            }
+        )
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # rules
 # ---------------------------------------------------------------------------------------------
@@ -243,6 +327,7 @@ def _clean_entity(text: str) -> str | None:
     return text
 
 
+_DONE = re.compile(r"\b(done|completed?|finished|shipped|launched|released|achieved|delivered)\b", re.I)
 _CAUSE_FIRST = r"so|therefore|which caused|caused|led to|leads to|resulted in|results in"
 _CAUSAL = [
     re.compile(r"^(?P<effect>.+?),?\s+(?:because|since|due to|as a result of)\s+(?P<cause>.+)$", re.I),
@@ -380,6 +465,40 @@ class RulesReasoner:
                 }
             )
         return out
+
+    def goal_progress(self, goals: Sequence[dict], facts: Sequence[dict]) -> list[dict]:
+        # Only the explicit case: a fact restating a goal and saying it is done.
+        out = []
+        for fact in facts:
+            if not _DONE.search(fact["content"]):
+                continue
+            goal = _best_match(_DONE.sub(" ", fact["content"]), goals, exclude=-1)
+            if goal:
+                out.append(
+                    {
+                        "goal_id": goal,
+                        "assessment": "suggested_complete",
+                        "confidence": 0.7,
+                        "note": f"fact {fact['id']}: {fact['content'][:200]}",
+                    }
+                )
+        return out
+
+    def failure_patterns(self, failures: Sequence[dict], episodes: Sequence[str]) -> list[dict]:
+        # A repetition is an episode describing what a recorded failure describes.
+        out = []
+        for text in episodes:
+            failure = _best_match(
+                text, [{"id": f["id"], "content": f["content"]} for f in failures], exclude=-1
+            )
+            if failure:
+                out.append(
+                    {"type": "repetition", "failure_id": failure, "evidence": text[:1000], "confidence": 0.7}
+                )
+        return out
+
+    def hypothesis_evidence(self, hypotheses: Sequence[dict], facts: Sequence[dict]) -> list[dict]:
+        return []  # weighing evidence is judgement: the rules reasoner does not guess
 
 
 # ---------------------------------------------------------------------------------------------
@@ -610,12 +729,100 @@ class OpenAIReasoner:
             lambda a: check_patterns(a, {f["id"] for f in facts}, {r["id"] for r in relationships}),
         )
 
+    def goal_progress(self, goals: Sequence[dict], facts: Sequence[dict]) -> list[dict]:
+        listing = "\n".join(f"[Goal {g['id']}] {g['content']}" for g in goals)
+        listing += "\n" + "\n".join(f"[Fact {f['id']}] {f['content']}" for f in facts)
+        prompt = (
+            listing + "\n\nFor each goal, do these facts show progress, suggest it is complete, contradict "
+            "it, or are they irrelevant to it? Give a one-sentence note citing the fact and a confidence "
+            '(0.5 to 1). Answer {"assessments": []} if nothing is relevant.'
+        )
+        return self._ask(
+            "goal_progress",
+            prompt,
+            _list_schema(
+                "assessments",
+                {
+                    "goal_id": {"type": "integer"},
+                    "assessment": {"type": "string"},
+                    "note": {"type": "string"},
+                    "confidence": {"type": "number"},
+                },
+            ),
+            lambda a: check_goal_progress(a, {g["id"] for g in goals}),
+        )
+
+    def failure_patterns(self, failures: Sequence[dict], episodes: Sequence[str]) -> list[dict]:
+        listing = "\n".join(
+            f"[Failure {f['id']}] What: {f['content']} | Why: {f['reason']} | Lesson: {f['lesson']}"
+            for f in failures
+        )
+        listing += "\nRecent events:\n" + "\n".join(f"- {e}" for e in episodes)
+        prompt = (
+            listing + "\n\nDo the recent events repeat one of the recorded failures (type repetition: "
+            "failure_id and the event as evidence), or do the failures together show a lesson not yet "
+            "written down (type pattern: pattern_fact, one sentence)? Confidence 0.5 to 1. Answer "
+            '{"findings": []} if neither.'
+        )
+        return self._ask(
+            "failure_patterns",
+            prompt,
+            _list_schema(
+                "findings",
+                {
+                    "type": {"type": "string"},
+                    "failure_id": {"type": ["integer", "null"]},
+                    "evidence": {"type": ["string", "null"]},
+                    "pattern_fact": {"type": ["string", "null"]},
+                    "confidence": {"type": "number"},
+                },
+            ),
+            lambda a: check_failure_patterns(a, {f["id"] for f in failures}),
+        )
+
+    def hypothesis_evidence(self, hypotheses: Sequence[dict], facts: Sequence[dict]) -> list[dict]:
+        listing = "\n".join(
+            f"[Hypothesis {h['id']}] (status {h['status']}, confidence {h['confidence']}) {h['content']}"
+            for h in hypotheses
+        )
+        listing += "\n" + "\n".join(f"[Fact {f['id']}] {f['content']}" for f in facts)
+        prompt = (
+            listing + "\n\nFor each hypothesis, do these facts support it, weaken it, contradict it, or are "
+            "they irrelevant? Give your confidence in that verdict (0.5 to 1), one sentence of reasoning, "
+            "and the hypothesis's new confidence (higher if supported, lower if weakened, below 0.3 if "
+            'contradicted). Answer {"verdicts": []} if nothing is relevant.'
+        )
+        return self._ask(
+            "hypothesis_evidence",
+            prompt,
+            _list_schema(
+                "verdicts",
+                {
+                    "hypothesis_id": {"type": "integer"},
+                    "verdict": {"type": "string"},
+                    "confidence": {"type": "number"},
+                    "reasoning": {"type": "string"},
+                    "new_confidence": {"type": "number"},
+                },
+            ),
+            lambda a: check_hypothesis_evidence(a, {h["id"] for h in hypotheses}),
+        )
+
 
 # ---------------------------------------------------------------------------------------------
 # Entry point for plpython3u
 # ---------------------------------------------------------------------------------------------
 
-TASKS = ("structured", "contradiction", "relationships", "causal_links", "patterns")
+TASKS = (
+    "structured",
+    "contradiction",
+    "relationships",
+    "causal_links",
+    "goal_progress",
+    "failure_patterns",
+    "patterns",
+    "hypothesis_evidence",
+)
 
 
 def get_reasoner(settings: dict, cache: dict, api_key: str | None = None):

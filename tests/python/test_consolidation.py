@@ -110,6 +110,74 @@ def test_every_stage_validates_the_model_and_retries_once(ns):
         assert "does not appear in the fact" in server.requests[2]["body"]["messages"][-1]["content"]
 
 
+def test_hypothesis_evidence_confirms_rejects_and_adjusts(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        ids = [
+            c.execute("select id from stash.create_hypothesis(%s, %s)", (ns, text)).fetchone()[0]
+            for text in ("The cache causes the stale reads", "Retries cause duplicates", "The CDN is slow")
+        ]
+        c.execute("select stash.test_hypothesis(%s)", (ids[0],))
+        c.execute("select stash.assert_fact(%s, 'Reads were stale exactly while the cache was on')", (ns,))
+        verdicts = {
+            "verdicts": [
+                {
+                    "hypothesis_id": ids[0],
+                    "verdict": "supports",
+                    "confidence": 0.95,
+                    "reasoning": "r",
+                    "new_confidence": 0.9,
+                },
+                {
+                    "hypothesis_id": ids[1],
+                    "verdict": "contradicts",
+                    "confidence": 0.92,
+                    "reasoning": "No retries happened",
+                    "new_confidence": 0.1,
+                },
+                {
+                    "hypothesis_id": ids[2],
+                    "verdict": "weakens",
+                    "confidence": 0.6,
+                    "reasoning": "r",
+                    "new_confidence": 0.3,
+                },
+            ]
+        }
+        # Stages 2, 3, 4 (no goals: no call), 5 (no failures: no call), 6, 7.
+        server.chat_replies = [
+            json.dumps({"relationships": []}),
+            json.dumps({"links": []}),
+            json.dumps({"patterns": []}),
+            json.dumps(verdicts),
+        ]
+        result = run(c, ns)
+        assert (
+            result["hypotheses_auto_confirmed"],
+            result["hypotheses_auto_rejected"],
+            result["hypotheses_updated"],
+        ) == (1, 1, 1)
+        states = c.execute(
+            "select status, confidence, rejection_reason from stash.hypotheses "
+            "where id = any(%s) order by id",
+            (ids,),
+        ).fetchall()
+        assert (
+            states[0][0] == "confirmed"
+            and states[1][:1] == ("rejected",)
+            and states[1][2] == "No retries happened"
+        )
+        assert states[2][:2] == ("proposed", 0.3)
+        assert (
+            c.execute(
+                "select count(*) from stash.facts where origin = 'hypothesis' "
+                "and namespace_id = stash._namespace_id(%s)",
+                (ns,),
+            ).fetchone()[0]
+            == 1
+        )
+
+
 def test_provider_down_moves_nothing_and_the_next_run_completes(ns):
     with psycopg.connect(autocommit=True) as c:
         use_reasoner(c, "http://127.0.0.1:9/v1", ns)
