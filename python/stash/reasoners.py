@@ -386,9 +386,18 @@ class RulesReasoner:
         self.usage = Usage()
 
     def structured(self, texts: Sequence[str]) -> dict:
-        # The latest statement wins: a cluster's newest declarative sentence is the fact.
+        # The latest statement wins: a cluster's newest declarative sentence is the fact. A stated
+        # cause ("X because Y") is kept whole, as a fact without entity, for the causal stage.
         for text in reversed(texts):
             for sentence in reversed(_sentences(text)):
+                plain = re.sub(r"^[A-Z][\w .'-]{0,40}:\s+", "", sentence.strip()).rstrip(".!")
+                if any(p.match(plain) for p in _CAUSAL) and not plain.endswith("?"):
+                    return {
+                        "entity": None,
+                        "property": None,
+                        "value": None,
+                        "summary": plain[0].upper() + plain[1:],
+                    }
                 found = extract(sentence)
                 if found:
                     summary = f"{found['entity']} {found['property']} {found['value']}"

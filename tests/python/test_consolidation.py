@@ -178,6 +178,43 @@ def test_hypothesis_evidence_confirms_rejects_and_adjusts(ns):
         )
 
 
+def test_a_stage_that_always_fails_leaves_the_others_committed_and_its_checkpoint_unmoved(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        server.chat_replies = [json.dumps(FACT)]
+        server.script = ["ok"] + ["500"] * 20  # stage 1 answers, every later call is a server error
+        result = run(c, ns)
+        assert result["facts_created"] == 1
+        assert {e["stage"] for e in result["errors"]} == {"relationships", "causal", "patterns"}
+        row = c.execute(
+            "select r.status, stash._checkpoint(n, 'relationships'), stash._checkpoint(n, 'causal'), "
+            "(select count(*) from stash.consolidation_failures where namespace_id = n) "
+            "from stash._namespace_id(%s) n join stash.consolidation_runs r on r.id = %s",
+            (ns, result["run_id"]),
+        ).fetchone()
+        assert row == ("partial", 0, 0, 0), "failed stages moved no checkpoint and blamed no item"
+        server.script = []  # the provider is back
+        server.chat_replies = [
+            json.dumps(
+                {
+                    "relationships": [
+                        {
+                            "from": "staging environment",
+                            "relation_type": "runs_in",
+                            "to": "eu-west-1",
+                            "confidence": 0.9,
+                        }
+                    ]
+                }
+            ),
+            json.dumps({"links": []}),
+            json.dumps({"patterns": []}),
+        ]
+        result = run(c, ns)
+        assert result["errors"] == [] and result["relationships_found"] == 1, "the next run does the work"
+
+
 def test_provider_down_moves_nothing_and_the_next_run_completes(ns):
     with psycopg.connect(autocommit=True) as c:
         use_reasoner(c, "http://127.0.0.1:9/v1", ns)
