@@ -6,6 +6,7 @@ import statistics
 import sys
 import time
 
+import consolidation
 import locomo
 import psycopg
 import scale
@@ -38,9 +39,10 @@ def bridge():
 
 def main():
     print("| benchmark | value | unit |\n|---|---:|---|")
-    for bench in (bridge, scale.run):
+    for bench in (bridge, scale.run, consolidation.run):
         for name, value, unit in bench():
-            print(f"| {name} | {value:,.1f} | {unit} |", flush=True)
+            shown = f"{value:,.1f}" if isinstance(value, int | float) else value
+            print(f"| {name} | {shown} | {unit} |", flush=True)
     print()
     locomo.main(sys.argv[1:])
 

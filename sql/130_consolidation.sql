@@ -55,10 +55,13 @@ parallel safe
 security invoker
 set search_path = pg_catalog, pg_temp
 as $$
-  select jsonb_build_object('llm_calls', r -> 'usage' -> 'calls', 'prompt_tokens', r -> 'usage' -> 'prompt_tokens',
-                            'completion_tokens', r -> 'usage' -> 'completion_tokens', 'llm_ms', r -> 'usage' -> 'ms');
+  select jsonb_strip_nulls(jsonb_build_object(
+    'llm_calls', r -> 'usage' -> 'calls', 'prompt_tokens', r -> 'usage' -> 'prompt_tokens',
+    'completion_tokens', r -> 'usage' -> 'completion_tokens', 'llm_ms', r -> 'usage' -> 'ms',
+    'reasoner_ms', r -> 'usage' -> 'elapsed_ms'));
 $$;
-comment on function stash._usage(jsonb) is 'The usage counters of one reasoner answer, named as the run counters are.';
+comment on function stash._usage(jsonb) is
+  'The usage counters of one reasoner answer, named as the run counters are: llm_calls, tokens, llm_ms (model requests) and reasoner_ms (time in the reasoner, any provider).';
 
 create function stash._checkpoint(namespace_id bigint, checkpoint text)
 returns bigint
@@ -248,7 +251,9 @@ begin
                         and (f.valid_until is null or f.valid_until > now())
                         and f.entity_key = new_fact.entity_key and f.property_key = new_fact.property_key
                         and lower(btrim(coalesce(f.value, ''))) <> lower(btrim(coalesce(new_fact.value, '')))
-                      order by f.id for update loop
+                      -- The most recent few: each check is a reasoner call, and unresolved
+                      -- contradictions keep both sides current, so all of them would grow without bound.
+                      order by f.id desc limit 5 for update loop
             r := stash._reason('contradiction', jsonb_build_object(
                    'entity', new_fact.entity, 'prop', new_fact.property, 'old', coalesce(old.value, ''),
                    'new', coalesce(new_fact.value, ''), 'new_text', array_to_string(member_texts, E'\n')), ns);
@@ -316,7 +321,8 @@ begin
              decayed_at = at
        where f.namespace_id = ns and f.deleted_at is null and not f.pinned
          and (f.valid_until is null or f.valid_until > at)
-         and at > greatest(f.decayed_at, f.last_reinforced_at)
+         -- At most hourly per fact: the result is the same, without rewriting every row each run.
+         and at >= greatest(f.decayed_at, f.last_reinforced_at) + interval '1 hour'
       returning 1)
     select count(*) into decayed from d;
   end if;
@@ -346,6 +352,7 @@ declare
   totals jsonb := '{}';
   problems jsonb := '[]';
   stage text;
+  stage_start timestamptz;
   out jsonb;
   msg text;
   failed int := 0;
@@ -358,6 +365,7 @@ begin
   -- The reference's order.
   foreach stage in array array['facts', 'relationships', 'causal', 'goals', 'failures', 'patterns', 'hypotheses',
                                'decay'] loop
+    stage_start := clock_timestamp();
     begin
       out := case stage when 'facts' then stash._stage_facts(ns) when 'relationships' then stash._stage_relationships(ns)
                         when 'causal' then stash._stage_causal(ns) when 'goals' then stash._stage_goals(ns)
@@ -374,6 +382,9 @@ begin
       failed := failed + 1;
       problems := problems || jsonb_build_object('stage', stage, 'error', left(msg, 1000));
     end;
+    -- Time per stage, for the run log and the benchmark (ms_facts, ms_relationships, ...).
+    totals := stash._bump(totals, jsonb_build_object('ms_' || stage,
+                                                     round(extract(epoch from clock_timestamp() - stage_start) * 1000, 1)));
     raise notice 'stash.consolidate %: stage % done', path, stage;
   end loop;
   update stash.consolidation_runs r
@@ -412,7 +423,7 @@ begin
     one := stash._consolidate_namespace(nid, triggered_by);
     results := results || one;
     totals := stash._bump(totals, (select coalesce(jsonb_object_agg(key, value), '{}') from jsonb_each(one)
-                                    where jsonb_typeof(value) = 'number' and key not in ('run_id', 'duration_ms')));
+                                    where jsonb_typeof(value) = 'number' and key <> 'run_id'));
   end loop;
   return totals || jsonb_build_object('namespaces', results);
 end

@@ -137,6 +137,7 @@ declare
   rels jsonb;
   r jsonb;
   p jsonb;
+  newer stash.patterns;
   conf real;
   msg text;
   state text;
@@ -180,7 +181,12 @@ begin
       on conflict (namespace_id, content_key) where deleted_at is null do update
          set confidence = excluded.confidence, coherence = excluded.coherence,
              source_fact_ids = excluded.source_fact_ids, source_relationship_ids = excluded.source_relationship_ids,
-             updated_at = now();
+             updated_at = now()
+      returning x.* into newer;
+      -- A pattern whose sources a newer one covers is subsumed by it ("A and B ..." by "A, B and C ...").
+      update stash.patterns x set deleted_at = now(), updated_at = now()
+       where x.namespace_id = ns and x.deleted_at is null and x.id <> newer.id
+         and x.source_fact_ids <@ newer.source_fact_ids and x.source_relationship_ids <@ newer.source_relationship_ids;
       c := stash._bump(c, '{"patterns_found": 1}');
     end loop;
   exception when others then

@@ -873,10 +873,13 @@ def reason_for_sql(cache: dict, task: str, payload: dict, settings: dict, api_ke
         raise ReasonerError(f"unknown reasoner task {task!r}")
     reasoner = get_reasoner(settings, cache, api_key)
     before = reasoner.usage.as_dict()
+    start = time.monotonic()
 
     def spent() -> dict:
         now = reasoner.usage.as_dict()
-        return {key: now[key] - before[key] for key in now}
+        used = {key: now[key] - before[key] for key in now}
+        used["elapsed_ms"] = round((time.monotonic() - start) * 1000, 3)  # any reasoner, rules included
+        return used
 
     try:
         result = getattr(reasoner, task)(**payload)

@@ -2,7 +2,7 @@
 -- swallowed, contradictions, checkpoints, decay maths, stage isolation.
 begin;
 set local client_min_messages = warning;
-select plan(22);
+select plan(24);
 
 -- Clustering: each episode joins the cluster it is most similar to, not the first that accepts it.
 -- Unit vectors in a plane (angles 0, 10, 53.13 and 35 degrees), threshold 0.7:
@@ -63,6 +63,15 @@ select is((select (r->>'contradictions_auto_resolved')::int from r3), 2, 'a stat
 select results_eq($$ select value from stash.query_facts('{/cons/facts}', entity => 'Alice') $$, $$ values ('Berlin'::text) $$,
                   'only the newest value is current');
 select is((select count(*)::int from stash.query_facts('{/cons/facts}', entity => 'Bob')), 2, 'likes can hold several values (compatible)');
+
+-- Contradiction checks are bounded: only the five most recent conflicting facts are weighed.
+do $$ begin perform stash.create_namespace('/cons/many'); end $$;
+insert into stash.facts (namespace_id, content, entity, property, value)
+select stash._namespace_id('/cons/many'), 'Zoe lives in city ' || i, 'Zoe', 'lives in', 'city ' || i from generate_series(1, 7) i;
+select is((stash.consolidate('/cons/many') -> 'namespaces' -> 0 ->> 'contradictions_found'), '0',
+          'facts written directly are not weighed until an episode brings a new value');
+do $$ begin perform stash.remember('/cons/many', 'Zoe lives in Zurich'); end $$;
+select is((stash.consolidate('/cons/many') ->> 'contradictions_found')::int, 5, 'a new value is weighed against the 5 most recent, not all 7');
 
 -- Decay: the same confidence whether it runs once or twice over two weeks.
 do $$ begin perform stash.create_namespace('/cons/decay1'); perform stash.create_namespace('/cons/decay2'); end $$;

@@ -2,7 +2,7 @@
 -- causal links (own checkpoint, no duplicates), patterns (one row across runs).
 begin;
 set local client_min_messages = warning;
-select plan(10);
+select plan(11);
 
 do $$ begin
   perform stash.create_namespace('/links');
@@ -37,6 +37,12 @@ do $$ begin perform stash.consolidate('/links'); end $$;
 select is((select count(*)::int from stash.patterns), 1, 'a pattern found again is the same row');
 select ok((select count(distinct checkpoint) from stash.consolidation_progress where namespace_id = stash._namespace_id('/links')) >= 5,
           'each stage keeps its own checkpoint');
+
+-- A fourth person: the larger pattern subsumes the smaller one.
+do $$ begin perform stash.remember('/links', 'Dave works at Acme'); perform stash.consolidate('/links'); end $$;
+select results_eq($$ select content, cardinality(source_relationship_ids) from stash.query_patterns('{/links}') $$,
+                  $$ values ('Alice, Bob, Carol and Dave share one relation to Acme: works at'::text, 4) $$,
+                  'a pattern whose sources a newer one covers is replaced by it');
 
 select * from finish();
 rollback;

@@ -27,6 +27,8 @@ class FakeOpenAI:
         self.dimensions = dimensions
         self.script: list[str] = []
         self.chat_replies: list[str] = []
+        # Called with the request body when chat_replies is empty (benchmarks answer every task).
+        self.chat_responder = None
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         fake = self
@@ -65,7 +67,10 @@ class FakeOpenAI:
                     )
                 if self.path.endswith("/chat/completions"):
                     with fake._lock:
-                        reply = fake.chat_replies.pop(0) if fake.chat_replies else "{}"
+                        if fake.chat_replies:
+                            reply = fake.chat_replies.pop(0)
+                        else:
+                            reply = fake.chat_responder(body) if fake.chat_responder else "{}"
                     return self._send(
                         200,
                         {
