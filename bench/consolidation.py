@@ -87,7 +87,7 @@ def rules_at_scale(conn, turns):
         ("rules: remember_many throughput for them", len(texts) / ingest, "episodes/s"),
         ("rules: consolidate calls until nothing was left", runs, "calls"),
         ("rules: consolidation throughput", len(texts) / elapsed, "episodes/s"),
-        ("rules: facts created / reinforced", totals.get("facts_created", 0), "facts"),
+        ("rules: facts created", totals.get("facts_created", 0), "facts"),
         ("rules: facts reinforced instead of duplicated", totals.get("facts_deduplicated", 0), "facts"),
         (
             "rules: contradictions found / auto-resolved",

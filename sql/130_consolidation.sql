@@ -119,6 +119,44 @@ $$;
 comment on function stash._record_failure(bigint, text, bigint[], text, bigint[]) is
   'Counts a failed attempt on episodes or facts for a stage; returns how many of them are now dead-lettered.';
 
+create function stash._item_failed(ns bigint, stage_name text, c jsonb, episode_ids bigint[], fact_ids bigint[],
+                                   msg text, state text, detail text)
+returns jsonb
+language plpgsql
+volatile
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  -- A failed reasoner call still cost something: its usage travels in the error's detail.
+  if state = '38000' and detail like '{"usage"%' then
+    c := stash._bump(c, stash._usage(detail::jsonb));
+  end if;
+  return stash._bump(c, jsonb_build_object(
+           'items_failed', coalesce(cardinality(episode_ids), 0) + coalesce(cardinality(fact_ids), 0),
+           'items_dead_lettered', stash._record_failure(ns, stage_name, episode_ids, msg, fact_ids)))
+         || jsonb_build_object('last_item_error', left(msg, 500));
+end
+$$;
+comment on function stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text) is
+  'Records that a stage failed on some items (retried later, dead-lettered after consolidation.max_attempts) and meters the failed call.';
+
+create function stash._new_facts(ns bigint, stage_name text, cp bigint, n int)
+returns bigint[]
+language sql
+stable
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+  select array(select x.id from stash.facts x
+                where x.namespace_id = ns and x.deleted_at is null and (x.valid_until is null or x.valid_until > now())
+                  and (x.id > cp or exists (select from stash.consolidation_failures q where q.namespace_id = ns
+                                              and q.stage = stage_name and q.fact_id = x.id and not q.dead))
+                order by x.id limit n);
+$$;
+comment on function stash._new_facts(bigint, text, bigint, int) is
+  'Current facts after a stage''s checkpoint, plus those waiting for a retry, oldest first.';
+
 -- Stage 1: episodes -> facts, with inline contradiction handling.
 create function stash._stage_facts(ns bigint)
 returns jsonb
@@ -279,15 +317,10 @@ begin
       delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'facts' and q.episode_id = any (members);
     exception when others then
       get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
-      if state = '38000' and detail like '{"usage"%' then
-        c := stash._bump(c, stash._usage(detail::jsonb));  -- failed calls cost too
-      end if;
       if state = '58000' then
         raise;  -- the provider is down: stop the stage, nothing counted against the items
       end if;
-      c := stash._bump(c, jsonb_build_object('items_failed', cardinality(members),
-                                              'items_dead_lettered', stash._record_failure(ns, 'facts', members, msg)));
-      c := c || jsonb_build_object('last_item_error', left(msg, 500));
+      c := stash._item_failed(ns, 'facts', c, members, null, msg, state, detail);
     end;
   end loop;
   perform stash._advance_checkpoint(ns, 'facts', (select max(x) from unnest(ids) x));
@@ -434,4 +467,6 @@ comment on function stash.consolidate(text, text) is
 grant execute on function stash.consolidate(text, text), stash._consolidate_namespace(bigint, text), stash._stage_facts(bigint),
   stash._stage_decay(bigint, timestamptz), stash._reason(text, jsonb, bigint), stash._bump(jsonb, jsonb), stash._usage(jsonb),
   stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint),
-  stash._record_failure(bigint, text, bigint[], text, bigint[]) to stash_writer;
+  stash._record_failure(bigint, text, bigint[], text, bigint[]),
+  stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text), stash._new_facts(bigint, text, bigint, int)
+  to stash_writer;

@@ -21,10 +21,7 @@ declare
   detail text;
 begin
   for f in select x.id, x.content, x.entity, x.property, x.value from stash.facts x
-            where x.namespace_id = ns and x.deleted_at is null and (x.valid_until is null or x.valid_until > now())
-              and (x.id > cp or exists (select from stash.consolidation_failures q where q.namespace_id = ns
-                                          and q.stage = 'relationships' and q.fact_id = x.id and not q.dead))
-            order by x.id limit 50 loop
+            where x.id = any (stash._new_facts(ns, 'relationships', cp, 50)) order by x.id loop
     last_id := greatest(last_id, f.id);
     begin
       r := stash._reason('relationships', jsonb_build_object('fact', f.content, 'entity', f.entity, 'prop', f.property,
@@ -78,11 +75,7 @@ declare
   detail text;
 begin
   -- Its own checkpoint: the new facts, seen beside the namespace's most recent current ones.
-  batch := array(select x.id from stash.facts x
-                  where x.namespace_id = ns and x.deleted_at is null and (x.valid_until is null or x.valid_until > now())
-                    and (x.id > cp or exists (select from stash.consolidation_failures q where q.namespace_id = ns
-                                                and q.stage = 'causal' and q.fact_id = x.id and not q.dead))
-                  order by x.id limit 30);
+  batch := stash._new_facts(ns, 'causal', cp, 30);
   if cardinality(batch) = 0 then
     return c;
   end if;

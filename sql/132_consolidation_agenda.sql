@@ -3,44 +3,6 @@
 -- has its own checkpoint, which moves even when there is nothing to weigh against (so no backlog
 -- builds up while there are no goals), and failures follow the same retry / dead-letter rules.
 
-create function stash._item_failed(ns bigint, stage_name text, c jsonb, episode_ids bigint[], fact_ids bigint[],
-                                   msg text, state text, detail text)
-returns jsonb
-language plpgsql
-volatile
-security invoker
-set search_path = pg_catalog, pg_temp
-as $$
-begin
-  -- A failed reasoner call still cost something: its usage travels in the error's detail.
-  if state = '38000' and detail like '{"usage"%' then
-    c := stash._bump(c, stash._usage(detail::jsonb));
-  end if;
-  return stash._bump(c, jsonb_build_object(
-           'items_failed', coalesce(cardinality(episode_ids), 0) + coalesce(cardinality(fact_ids), 0),
-           'items_dead_lettered', stash._record_failure(ns, stage_name, episode_ids, msg, fact_ids)))
-         || jsonb_build_object('last_item_error', left(msg, 500));
-end
-$$;
-comment on function stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text) is
-  'Records that a stage failed on some items (retried later, dead-lettered after consolidation.max_attempts) and meters the failed call.';
-
-create function stash._new_facts(ns bigint, stage_name text, cp bigint, n int)
-returns bigint[]
-language sql
-stable
-security invoker
-set search_path = pg_catalog, pg_temp
-as $$
-  select array(select x.id from stash.facts x
-                where x.namespace_id = ns and x.deleted_at is null and (x.valid_until is null or x.valid_until > now())
-                  and (x.id > cp or exists (select from stash.consolidation_failures q where q.namespace_id = ns
-                                              and q.stage = stage_name and q.fact_id = x.id and not q.dead))
-                order by x.id limit n);
-$$;
-comment on function stash._new_facts(bigint, text, bigint, int) is
-  'Current facts after a stage''s checkpoint, plus those waiting for a retry, oldest first.';
-
 create function stash._stage_goals(ns bigint)
 returns jsonb
 language plpgsql
@@ -240,5 +202,4 @@ $$;
 comment on function stash._stage_hypotheses(bigint) is
   'Consolidation stage 7: new facts weighed against open hypotheses: strong support moves proposed to testing and confirms a testing one (its fact created exactly once), strong contradiction rejects, otherwise the confidence follows the evidence.';
 
-grant execute on function stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text), stash._new_facts(bigint, text, bigint, int),
-  stash._stage_goals(bigint), stash._stage_failures(bigint), stash._stage_hypotheses(bigint) to stash_writer;
+grant execute on function stash._stage_goals(bigint), stash._stage_failures(bigint), stash._stage_hypotheses(bigint) to stash_writer;
