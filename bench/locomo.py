@@ -108,6 +108,13 @@ ABLATIONS = {
     "recall, rrf_k 60 (the usual constant)": {"recall.rrf_k": 60},
     "recall, no similarity floor": {"recall.min_similarity": 0},
     "recall, 50 candidates per retriever": {"recall.candidates": 50},
+    # The large-scope path (HNSW, and full text on selective words only), forced on these small
+    # namespaces to see what it costs in quality; and the same with every word kept.
+    "recall, large-scope path": {"recall.exact_scan_rows": 100},
+    "recall, large-scope path, every word": {
+        "recall.exact_scan_rows": 100,
+        "recall.large_scope_max_lexeme_frequency": 1.01,
+    },
 }
 
 

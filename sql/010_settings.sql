@@ -19,6 +19,7 @@ insert into stash.settings (key, value, description) values
   ('recall.time_boost',            '0.5',                 'Relative boost for episodes inside a month or year the query names'),
   ('recall.min_similarity',        '0.2',                 'Vector candidates less similar (cosine) than this do not count: an unrelated nearest neighbour is noise (model-specific; 0.2 suits MiniLM)'),
   ('recall.fact_min_confidence',   '0.1',                 'Facts below this confidence are not recalled'),
+  ('recall.large_scope_max_lexeme_frequency', '0.05',    'In large scopes, full text searches only query words rarer than this share of rows (pg_stats), or the rarest one'),
   ('recall.exact_scan_rows',       '20000',               'Scopes with at most this many rows get an exact vector scan; larger ones use HNSW with iterative scans'),
   ('forget.min_similarity',        '0.7',                 'forget(about => …) only forgets episodes at least this similar (cosine) to the text'),
   ('causal.max_depth',             '20',                  'Deepest trace_causal_chain accepts'),

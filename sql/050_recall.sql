@@ -47,6 +47,32 @@ $$;
 comment on function stash._query_dates(text) is
   'Years (19xx, 20xx) and month names a query mentions, for time-aware recall.';
 
+create function stash._selective_tsquery(query text, tbl text, max_freq real)
+returns tsquery
+language sql
+stable
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+  -- Ranking every row that matches a lexeme found in a third of the table costs tens of
+  -- milliseconds at 100k rows and says little (the IDF of BM25 would weigh it near zero). In large
+  -- scopes the text retriever therefore keeps only lexemes rarer than max_freq, by the planner's
+  -- statistics (pg_stats.most_common_elems of the tsvector column); if none is that rare, the
+  -- rarest one. Without statistics (never analysed) the query is kept whole.
+  with l as (
+    select q.lexeme, coalesce(m.f, 0) as freq
+      from unnest(to_tsvector('english', query)) q
+      left join (select m.e, m.f from pg_stats s,
+                        unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) m(e, f)
+                  where s.schemaname = 'stash' and s.tablename = tbl and s.attname = 'content_tsv') m on m.e = q.lexeme)
+  select coalesce(
+    nullif(string_agg(quote_literal(lexeme), ' | ') filter (where freq < max_freq), ''),
+    (select quote_literal(lexeme) from l order by freq, lexeme limit 1))::tsquery
+    from l;
+$$;
+comment on function stash._selective_tsquery(text, text, real) is
+  'The OR of the query''s lexemes rarer than max_freq in table tbl (by pg_stats), or its rarest lexeme: the text query for large scopes.';
+
 create function stash.recall(query text, namespaces text[] default '{/}', k int default 10,
                              kinds text[] default '{episode,fact}', since timestamptz default null,
                              until timestamptz default null, as_of timestamptz default null,
@@ -76,6 +102,8 @@ declare
   n_cand int;
   qvec vector;
   tsq tsquery;
+  tsq_large tsquery;
+  max_freq real := stash._setting('recall.large_scope_max_lexeme_frequency')::real;
   at_time timestamptz := coalesce(as_of, now());
   want_episodes boolean := 'episode' = any (kinds);
   want_facts boolean := 'fact' = any (kinds);
@@ -148,10 +176,12 @@ begin
          where 1 - c.d >= min_sim;
       end if;
       if tsq is not null then
-        -- The namespace filter is checked on the text matches, not ANDed as a bitmap of the scope.
+        -- The namespace filter is checked on the text matches, not ANDed as a bitmap of the scope;
+        -- only lexemes selective enough to be worth ranking are searched.
+        tsq_large := stash._selective_tsquery(query, 'episodes', max_freq);
         select coalesce(array_agg(c.id order by c.r desc, c.id), '{}'), coalesce(array_agg(c.r order by c.r desc, c.id), '{}') into et, et_r
-          from (select e.id, ts_rank(e.content_tsv, tsq) as r from stash.episodes e
-                 where (e.namespace_id + 0) = any (ns_ids) and e.deleted_at is null and e.content_tsv @@ tsq
+          from (select e.id, ts_rank(e.content_tsv, tsq_large) as r from stash.episodes e
+                 where (e.namespace_id + 0) = any (ns_ids) and e.deleted_at is null and e.content_tsv @@ tsq_large
                    and (since is null or e.occurred_at >= since) and (until is null or e.occurred_at < until)
                    and e.created_at <= at_time
                  order by r desc, e.id limit n_cand) c;
@@ -189,9 +219,10 @@ begin
          where 1 - c.d >= min_sim;
       end if;
       if tsq is not null then
+        tsq_large := stash._selective_tsquery(query, 'facts', max_freq);
         select coalesce(array_agg(c.id order by c.r desc, c.id), '{}'), coalesce(array_agg(c.r order by c.r desc, c.id), '{}') into ft, ft_r
-          from (select f.id, ts_rank(f.content_tsv, tsq) as r from stash.facts f
-                 where (f.namespace_id + 0) = any (ns_ids) and f.deleted_at is null and f.content_tsv @@ tsq
+          from (select f.id, ts_rank(f.content_tsv, tsq_large) as r from stash.facts f
+                 where (f.namespace_id + 0) = any (ns_ids) and f.deleted_at is null and f.content_tsv @@ tsq_large
                    and f.valid_from <= at_time and (f.valid_until is null or f.valid_until > at_time)
                    and f.created_at <= at_time and f.confidence >= min_conf
                    and (since is null or f.valid_from >= since) and (until is null or f.valid_from < until)
@@ -270,4 +301,4 @@ comment on function stash.recall(text, text[], int, text[], timestamptz, timesta
   'Finds the episodes and current facts most relevant to query in the given namespaces (each with its descendants; default all): hybrid of vector similarity and full text fused by reciprocal rank, with neighbouring turns, month/year mentions and fact confidence taken into account. k results after skip (paging; order is stable for unchanged data). kinds limits to episode and/or fact; since/until bound episodes'' occurred_at and facts'' valid_from; as_of recalls what was stored and believed at that time; explain adds the score components in details. Superseded, expired, deleted and low-confidence facts are never returned. Works on full text alone if the embedder is down. Errors: 22023 empty query / bad k, skip or kinds, P0002 unknown namespace.';
 
 grant execute on function stash.recall(text, text[], int, text[], timestamptz, timestamptz, timestamptz, boolean, int),
-  stash._query_tsquery(text), stash._query_dates(text) to stash_writer, stash_reader;
+  stash._query_tsquery(text), stash._query_dates(text), stash._selective_tsquery(text, text, real) to stash_writer, stash_reader;
