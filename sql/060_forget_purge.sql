@@ -126,6 +126,10 @@ begin
     delete from stash.episodes e where e.id = episode_id;
   else
     select count(*) into n_patterns from stash.patterns p where p.namespace_id = any (ns_ids);
+    -- Their consolidation schedules go too (the ones this role can see: pg_cron shows each role
+    -- its own jobs), rather than failing every few minutes on a namespace that is gone.
+    perform cron.unschedule(j.jobid) from cron.job j
+      where j.jobname in (select 'stash.consolidate:' || n.path from stash.namespaces n where n.id = any (ns_ids));
     -- Every namespaced table, explicitly: the root row stays (it always exists), so its rows cannot
     -- ride on a cascade from the namespace row like the rest of the subtree's.
     delete from stash.contexts t where t.namespace_id = any (ns_ids);
@@ -158,7 +162,7 @@ begin
 end
 $$;
 comment on function stash.purge(bigint, text) is
-  'Hard-deletes one episode (episode_id) or a whole namespace subtree (namespace; / empties everything but keeps the root). Facts whose every source is purged go with it, other facts lose the link; the embedding-cache rows of purged text are deleted too. Writes an audit row to stash.purge_log (ids and counts, never content) and returns its summary. Destructive and irreversible. Errors: 22023 both/neither argument, P0002 unknown episode or namespace.';
+  'Hard-deletes one episode (episode_id) or a whole namespace subtree (namespace; / empties everything but keeps the root, and removes the subtree''s consolidation schedules). Facts whose every source is purged go with it, other facts lose the link; the embedding-cache rows of purged text are deleted too. Writes an audit row to stash.purge_log (ids and counts, never content) and returns its summary. Destructive and irreversible. Errors: 22023 both/neither argument, P0002 unknown episode or namespace.';
 
 grant execute on function stash.forget(text, bigint, text[], int, double precision, boolean),
   stash.purge(bigint, text) to stash_writer;

@@ -1,6 +1,6 @@
 -- Scheduling through pg_cron: named per-namespace jobs, replaced not duplicated; default jobs.
 begin;
-select plan(11);
+select plan(12);
 
 do $$ begin perform stash.create_namespace('/sched/a'); end $$;
 select results_eq($$ select job, namespace, schedule, command from stash.schedule_consolidation('/sched/a/', '*/10 * * * *') $$,
@@ -13,6 +13,11 @@ select throws_ok($$ select * from stash.schedule_consolidation('/sched/a', 'ever
 select throws_ok($$ select * from stash.schedule_consolidation('/sched/nope') $$, 'P0002', null, 'an unknown namespace is refused');
 select is(stash.unschedule_consolidation('/sched/a'), true, 'unschedule_consolidation removes the job');
 select is(stash.unschedule_consolidation('/sched/a'), false, 'and reports when there was none');
+
+do $$ begin perform stash.create_namespace('/sched/b/c'); perform stash.schedule_consolidation('/sched/b/c'); end $$;
+do $$ begin perform stash.purge(namespace => '/sched/b'); end $$;
+select is((select count(*)::int from cron.job where jobname = 'stash.consolidate:/sched/b/c'), 0,
+          'purging a namespace removes its consolidation schedule');
 
 delete from cron.job where jobname in ('stash.auto_consolidate', 'stash.maintenance');
 select set_eq($$ select job, command from stash.schedule_defaults() $$,
