@@ -130,7 +130,10 @@ declare
   rels jsonb;
   r jsonb;
   p jsonb;
-  newer stash.patterns;
+  newer_id bigint;
+  newer_facts bigint[];
+  newer_rels bigint[];
+  inserted boolean;
   conf real;
   msg text;
   state text;
@@ -175,12 +178,15 @@ begin
          set confidence = excluded.confidence, coherence = excluded.coherence,
              source_fact_ids = excluded.source_fact_ids, source_relationship_ids = excluded.source_relationship_ids,
              updated_at = now()
-      returning x.* into newer;
+      returning x.id, x.source_fact_ids, x.source_relationship_ids, x.xmax = 0
+           into newer_id, newer_facts, newer_rels, inserted;
       -- A pattern whose sources a newer one covers is subsumed by it ("A and B ..." by "A, B and C ...").
       update stash.patterns x set deleted_at = now(), updated_at = now()
-       where x.namespace_id = ns and x.deleted_at is null and x.id <> newer.id
-         and x.source_fact_ids <@ newer.source_fact_ids and x.source_relationship_ids <@ newer.source_relationship_ids;
-      c := stash._bump(c, '{"patterns_found": 1}');
+       where x.namespace_id = ns and x.deleted_at is null and x.id <> newer_id
+         and x.source_fact_ids <@ newer_facts and x.source_relationship_ids <@ newer_rels;
+      if inserted then
+        c := stash._bump(c, '{"patterns_found": 1}');  -- found again (an update) is not new
+      end if;
     end loop;
   exception when others then
     get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;

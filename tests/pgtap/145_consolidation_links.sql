@@ -2,7 +2,7 @@
 -- causal links (own checkpoint, no duplicates), patterns (one row across runs).
 begin;
 set local client_min_messages = warning;
-select plan(11);
+select plan(12);
 
 do $$ begin
   perform stash.create_namespace('/links');
@@ -33,8 +33,9 @@ select is((select count(*)::int from stash.causal_links), 1, 'nor stored twice')
 
 -- Patterns found again (the checkpoints rewound) stay one row.
 delete from stash.consolidation_progress where checkpoint like 'patterns%';
-do $$ begin perform stash.consolidate('/links'); end $$;
+create temp table r3 as select stash.consolidate('/links') as r;
 select is((select count(*)::int from stash.patterns), 1, 'a pattern found again is the same row');
+select is((select (r->>'patterns_found')::int from r3), 0, 'and is not counted as found again');
 select ok((select count(distinct checkpoint) from stash.consolidation_progress where namespace_id = stash._namespace_id('/links')) >= 5,
           'each stage keeps its own checkpoint');
 
