@@ -95,7 +95,7 @@ def rules_at_scale(conn, turns):
             "",
         ),
         (
-            "rules: relationships, patterns",
+            "rules: relationships, new patterns",
             f"{totals.get('relationships_found', 0)}, {totals.get('patterns_found', 0)}",
             "",
         ),
