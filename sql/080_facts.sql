@@ -12,6 +12,23 @@ comment on view stash.fact_details is
   'Facts with their namespace path and whether they are current, without vectors: the shape the fact functions return.';
 grant select on stash.fact_details to stash_writer, stash_reader;
 
+create function stash._key(text)
+returns text
+language sql
+immutable
+strict
+parallel safe
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+  -- The same normalisation as the tables' generated key columns (facts.entity_key, property_key,
+  -- relationships.from_key, to_key): those are DDL and cannot call code, so this mirrors them and a
+  -- pgTAP test holds the two together.
+  select lower(regexp_replace(btrim($1), '\s+', ' ', 'g'));
+$$;
+comment on function stash._key(text) is
+  'An entity or property as compared: trimmed, inner whitespace collapsed, lower case (as facts.entity_key).';
+
 create function stash._embed_or_null(content text)
 returns vector
 language plpgsql
@@ -112,8 +129,8 @@ begin
      where f.namespace_id = any (ns_ids) and f.deleted_at is null
        and (include_history or (f.valid_from <= at_time and (f.valid_until is null or f.valid_until > at_time)
                                 and f.created_at <= at_time))
-       and (query_facts.entity is null or f.entity_key = lower(regexp_replace(btrim(query_facts.entity), '\s+', ' ', 'g')))
-       and (query_facts.property is null or f.property_key = lower(regexp_replace(btrim(query_facts.property), '\s+', ' ', 'g')))
+       and (query_facts.entity is null or f.entity_key = stash._key(query_facts.entity))
+       and (query_facts.property is null or f.property_key = stash._key(query_facts.property))
        and (min_confidence is null or f.confidence >= min_confidence)
        and (since is null or f.valid_from >= since) and (until is null or f.valid_from < until)
      order by f.valid_from desc, f.id desc
@@ -198,12 +215,12 @@ begin
   end if;
   if e is not null and p is not null then
     -- One writer per (namespace, entity, property) at a time, so two asserts cannot both win.
-    perform pg_advisory_xact_lock(hashtextextended(ns || '/' || lower(regexp_replace(btrim(e), '\s+', ' ', 'g'))
-                                                   || '/' || lower(regexp_replace(btrim(p), '\s+', ' ', 'g')), 0));
+    perform pg_advisory_xact_lock(hashtextextended(ns || '/' || stash._key(e)
+                                                   || '/' || stash._key(p), 0));
     select * into same from stash.facts f
      where f.namespace_id = ns and f.deleted_at is null and (f.valid_until is null or f.valid_until > now())
-       and f.entity_key = lower(regexp_replace(btrim(e), '\s+', ' ', 'g'))
-       and f.property_key = lower(regexp_replace(btrim(p), '\s+', ' ', 'g'))
+       and f.entity_key = stash._key(e)
+       and f.property_key = stash._key(p)
        and lower(btrim(coalesce(f.value, ''))) = lower(btrim(coalesce(v, '')))
      order by f.id desc limit 1 for update;
     if found then
@@ -225,8 +242,8 @@ begin
     for old in select * from stash.facts f
                 where f.namespace_id = ns and f.deleted_at is null and (f.valid_until is null or f.valid_until > now())
                   and f.id <> new_id
-                  and f.entity_key = lower(regexp_replace(btrim(e), '\s+', ' ', 'g'))
-                  and f.property_key = lower(regexp_replace(btrim(p), '\s+', ' ', 'g'))
+                  and f.entity_key = stash._key(e)
+                  and f.property_key = stash._key(p)
                 for update loop
       perform stash._supersede(old, new_id, 'asserted', 'asserted by ' || current_user);
     end loop;
@@ -301,5 +318,5 @@ grant execute on function stash.query_facts(text[], text, text, real, timestampt
 grant execute on function stash.assert_fact(text, text, text, text, text, real, boolean),
   stash.correct_fact(bigint, text, text, real), stash.pin_fact(bigint, boolean),
   stash._embed_or_null(text), stash._fact_for_update(bigint), stash._supersede(stash.facts, bigint, text, text, real) to stash_writer;
-grant execute on function stash._check_confidence(real, text), stash._check_text(text, text, int, boolean)
+grant execute on function stash._check_confidence(real, text), stash._check_text(text, text, int, boolean), stash._key(text)
   to stash_writer, stash_reader;

@@ -36,7 +36,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   ns_ids bigint[] := stash._namespace_ids(namespaces);
-  key text := lower(regexp_replace(btrim(entity), '\s+', ' ', 'g'));
+  key text := stash._key(entity);
 begin
   perform stash._check_page(k, skip);
   return query

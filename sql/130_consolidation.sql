@@ -253,11 +253,11 @@ begin
         select f.* into dup from stash.facts f
          where f.namespace_id = ns and f.deleted_at is null and (f.valid_until is null or f.valid_until > now())
            and ((emb is not null and f.embedding is not null and 1 - ((f.embedding <=> emb) + 0) >= dedup_at)
-                or (structured and f.entity_key = lower(regexp_replace(btrim(ans ->> 'entity'), '\s+', ' ', 'g'))
-                    and f.property_key = lower(regexp_replace(btrim(ans ->> 'property'), '\s+', ' ', 'g'))
+                or (structured and f.entity_key = stash._key(ans ->> 'entity')
+                    and f.property_key = stash._key(ans ->> 'property')
                     and lower(btrim(coalesce(f.value, ''))) = lower(btrim(coalesce(ans ->> 'value', '')))))
-           and not (structured and f.entity_key = lower(regexp_replace(btrim(ans ->> 'entity'), '\s+', ' ', 'g'))
-                    and f.property_key = lower(regexp_replace(btrim(ans ->> 'property'), '\s+', ' ', 'g'))
+           and not (structured and f.entity_key = stash._key(ans ->> 'entity')
+                    and f.property_key = stash._key(ans ->> 'property')
                     and lower(btrim(coalesce(f.value, ''))) <> lower(btrim(coalesce(ans ->> 'value', ''))))
          order by case when emb is not null and f.embedding is not null then (f.embedding <=> emb) + 0 else 1 end, f.id
          limit 1 for update;

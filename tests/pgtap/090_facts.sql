@@ -1,7 +1,7 @@
 -- Facts: agents assert, reinforce, supersede and correct; queries see current facts, history or
 -- an earlier time; get_fact shows lineage.
 begin;
-select plan(27);
+select plan(28);
 
 do $$ begin perform stash.create_namespace('/kf'); perform stash.create_namespace('/kf/sub'); perform stash.create_namespace('/other'); end $$;
 create temp table a1 as select * from stash.assert_fact('/kf', 'Alice lives in London', 'Alice', 'lives in', 'London', 0.8);
@@ -59,6 +59,11 @@ select is((stash.get_fact((select id from a2))->'superseded_by'->>'id')::bigint,
 -- pin_fact
 select is((select pinned from stash.pin_fact((select id from c1))), true, 'pin_fact pins');
 select is((select pinned from stash.pin_fact((select id from c1), false)), false, 'and unpins');
+
+-- stash._key mirrors the generated key columns the lookups compare with.
+insert into stash.facts (namespace_id, content, entity, property) values (stash._namespace_id('/kf'), 'x', E'  Foo\t  BAR ', E'Lives \n In');
+select ok((select bool_and(entity_key = stash._key(entity) and property_key = stash._key(property)) from stash.facts where entity is not null),
+          'stash._key normalises exactly as the generated entity_key and property_key columns');
 
 -- Errors.
 select throws_ok($$ select * from stash.assert_fact('/nope', 'x') $$, 'P0002', null, 'an unknown namespace is refused');
