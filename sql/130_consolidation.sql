@@ -141,6 +141,21 @@ $$;
 comment on function stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text) is
   'Records that a stage failed on some items (retried later, dead-lettered after consolidation.max_attempts) and meters the failed call.';
 
+create function stash._item_done(ns bigint, stage_name text, episode_ids bigint[], fact_ids bigint[])
+returns void
+language sql
+volatile
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+  -- The twin of _item_failed: items a stage has now handled leave the retry list.
+  delete from stash.consolidation_failures q
+   where q.namespace_id = ns and q.stage = stage_name
+     and (q.episode_id = any (coalesce(episode_ids, '{}')) or q.fact_id = any (coalesce(fact_ids, '{}')));
+$$;
+comment on function stash._item_done(bigint, text, bigint[], bigint[]) is
+  'Removes items a stage has handled from its retry list (consolidation_failures).';
+
 create function stash._new_facts(ns bigint, stage_name text, cp bigint, n int)
 returns bigint[]
 language sql
@@ -314,7 +329,7 @@ begin
           end loop;
         end if;
       end if;
-      delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'facts' and q.episode_id = any (members);
+      perform stash._item_done(ns, 'facts', members, null);
     exception when others then
       get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
       if state = '58000' then
@@ -468,5 +483,5 @@ grant execute on function stash.consolidate(text, text), stash._consolidate_name
   stash._stage_decay(bigint, timestamptz), stash._reason(text, jsonb, bigint), stash._bump(jsonb, jsonb), stash._usage(jsonb),
   stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint),
   stash._record_failure(bigint, text, bigint[], text, bigint[]),
-  stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text), stash._new_facts(bigint, text, bigint, int)
-  to stash_writer;
+  stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text), stash._new_facts(bigint, text, bigint, int),
+  stash._item_done(bigint, text, bigint[], bigint[]) to stash_writer;

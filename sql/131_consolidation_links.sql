@@ -37,7 +37,7 @@ begin
                updated_at = now();
         c := stash._bump(c, '{"relationships_found": 1}');
       end loop;
-      delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'relationships' and q.fact_id = f.id;
+      perform stash._item_done(ns, 'relationships', null, array[f.id]);
     exception when others then
       get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
       if state = '58000' then
@@ -98,7 +98,7 @@ begin
         c := stash._bump(c, '{"causal_links_found": 1}');  -- only links really added are counted
       end if;
     end loop;
-    delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'causal' and q.fact_id = any (batch);
+    perform stash._item_done(ns, 'causal', null, batch);
   exception when others then
     get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
     if state = '58000' then

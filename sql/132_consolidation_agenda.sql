@@ -45,7 +45,7 @@ begin
         c := stash._bump(c, jsonb_build_object('goals_annotated', 1,
                'goals_suggested_complete', case when a ->> 'assessment' = 'suggested_complete' then 1 else 0 end));
       end loop;
-      delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'goals' and q.fact_id = any (batch);
+      perform stash._item_done(ns, 'goals', null, batch);
     exception when others then
       get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
       if state = '58000' then
@@ -115,7 +115,7 @@ begin
           c := stash._bump(c, '{"failure_patterns_found": 1}');
         end if;
       end loop;
-      delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'failures' and q.episode_id = any (batch);
+      perform stash._item_done(ns, 'failures', batch, null);
     exception when others then
       get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
       if state = '58000' then
@@ -186,7 +186,7 @@ begin
           c := stash._bump(c, '{"hypotheses_updated": 1}');
         end if;
       end loop;
-      delete from stash.consolidation_failures q where q.namespace_id = ns and q.stage = 'hypotheses' and q.fact_id = any (batch);
+      perform stash._item_done(ns, 'hypotheses', null, batch);
     exception when others then
       get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
       if state = '58000' then

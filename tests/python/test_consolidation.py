@@ -257,6 +257,29 @@ def test_a_poison_item_is_retried_then_dead_lettered_and_the_rest_moves_on(ns):
         )
 
 
+def test_a_failed_item_is_retried_and_then_leaves_the_retry_list(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        server.chat_replies = ["garbage", "more garbage"]
+        assert run(c, ns)["items_failed"] == 1
+        server.chat_replies = [
+            json.dumps(FACT),
+            json.dumps({"relationships": []}),
+            json.dumps({"links": []}),
+            json.dumps({"patterns": []}),
+        ]
+        result = run(c, ns)
+        assert (result["episodes_read"], result["facts_created"]) == (1, 1), (
+            "the failed episode is read again"
+        )
+        left = c.execute(
+            "select count(*) from stash.consolidation_failures where namespace_id = stash._namespace_id(%s)",
+            (ns,),
+        ).fetchone()[0]
+        assert left == 0
+
+
 def test_a_second_concurrent_consolidation_is_busy_and_does_nothing(ns):
     with psycopg.connect(autocommit=True) as c:
         c.execute("select stash.remember_many(%s, array['Alice lives in Paris', 'Bob likes tea'])", (ns,))
