@@ -139,8 +139,7 @@ declare
   state text;
   detail text;
 begin
-  new_facts := array(select x.id from stash.facts x where x.namespace_id = ns and x.id > cp_facts and x.deleted_at is null
-                        and (x.valid_until is null or x.valid_until > now()) order by x.id limit 30);
+  new_facts := stash._new_facts(ns, 'patterns', cp_facts, 30);  -- new, and failed ones due a retry
   new_rels := array(select x.id from stash.relationships x where x.namespace_id = ns and x.id > cp_rels and x.deleted_at is null
                        order by x.id limit 50);
   if cardinality(new_facts) = 0 and cardinality(new_rels) = 0 then
@@ -188,6 +187,7 @@ begin
         c := stash._bump(c, '{"patterns_found": 1}');  -- found again (an update) is not new
       end if;
     end loop;
+    perform stash._item_done(ns, 'patterns', null, new_facts);
   exception when others then
     get stacked diagnostics msg = message_text, state = returned_sqlstate, detail = pg_exception_detail;
     if state = '58000' then

@@ -280,6 +280,30 @@ def test_a_failed_item_is_retried_and_then_leaves_the_retry_list(ns):
         assert left == 0
 
 
+def test_facts_a_later_stage_fails_on_are_retried_there_then_dead_lettered(ns):
+    with FakeOpenAI() as server, psycopg.connect(autocommit=True) as c:
+        use_reasoner(c, server.base_url, ns)
+        c.execute("select stash.remember(%s, 'staging moved to eu-west-1 last night')", (ns,))
+        server.chat_replies = [
+            json.dumps(FACT),
+            json.dumps({"relationships": []}),
+            json.dumps({"links": []}),
+            "garbage",
+            "garbage",
+        ]
+        for attempt in (1, 2, 3):
+            result = run(c, ns)
+            assert [e["stage"] for e in result["errors"]] == ["patterns"]
+            row = c.execute(
+                "select attempts, dead from stash.consolidation_failures "
+                "where namespace_id = stash._namespace_id(%s) and stage = 'patterns'",
+                (ns,),
+            ).fetchone()
+            assert row == (attempt, attempt == 3)
+            server.chat_replies = ["garbage", "garbage"]  # only the patterns stage has work left
+        assert run(c, ns)["errors"] == [], "a dead item is no longer tried"
+
+
 def test_a_second_concurrent_consolidation_is_busy_and_does_nothing(ns):
     with psycopg.connect(autocommit=True) as c:
         c.execute("select stash.remember_many(%s, array['Alice lives in Paris', 'Bob likes tea'])", (ns,))
