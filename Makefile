@@ -104,7 +104,8 @@ $(STAMPS)/pgvector: $(STAMPS)/apt
 	@touch $@
 
 # Tools and tests: a venv made by the server's interpreter, so compiled wheels are the same.
-$(STAMPS)/venv: $(STAMPS)/apt python/requirements-dev.txt python/requirements-server.txt python/pyproject.toml
+$(STAMPS)/venv: $(STAMPS)/apt python/requirements-dev.txt python/requirements-server.txt python/pyproject.toml \
+  mcp_server/requirements.txt mcp_server/pyproject.toml
 	@[ -x $(VENV)/bin/python ] || $(SYS_PYTHON) -m venv $(VENV) \
 	  || $(call fail,venv,$(SYS_PYTHON) -m venv failed: install python3-venv)
 	@echo "stash: installing Python packages into .venv"
@@ -112,8 +113,8 @@ $(STAMPS)/venv: $(STAMPS)/apt python/requirements-dev.txt python/requirements-se
 	  || $(call fail,venv,pip could not install python/requirements-dev.txt: check access to PyPI)
 	@$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r python/requirements-nodeps.txt $(PIP_FILTER) \
 	  || $(call fail,venv,pip could not install python/requirements-nodeps.txt: check access to PyPI)
-	@$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e python $(PIP_FILTER) \
-	  || $(call fail,venv,pip could not install the stash package from python/)
+	@$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e python -e mcp_server $(PIP_FILTER) \
+	  || $(call fail,venv,pip could not install the stash packages from python/ and mcp_server/)
 	@touch $@
 
 # The server side: dependencies, then our package copied beside them, readable by the server.

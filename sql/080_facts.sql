@@ -142,11 +142,14 @@ comment on function stash.query_facts(text[], text, text, real, timestamptz, tim
 
 create function stash.get_fact(id bigint)
 returns jsonb
-language sql
+language plpgsql
 stable
 security invoker
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+  result jsonb;
+begin
   select jsonb_build_object(
     'fact', to_jsonb(d),
     'sources', coalesce((select jsonb_agg(jsonb_build_object('episode_id', e.id, 'content', e.content,
@@ -159,11 +162,17 @@ as $$
     'superseded_by', (select to_jsonb(o) from stash.fact_details o where o.id = d.superseded_by),
     'contradictions', coalesce((select jsonb_agg(to_jsonb(c) order by c.id) from stash.contradictions c
                                  where d.id in (c.old_fact_id, c.new_fact_id)), '[]'))
+    into result
     from stash.fact_details d
    where d.id = get_fact.id and d.deleted_at is null;
+  if result is null then
+    raise exception 'fact % does not exist', id using errcode = 'no_data_found';
+  end if;
+  return result;
+end
 $$;
 comment on function stash.get_fact(bigint) is
-  'A fact with its lineage: source episodes, the facts it superseded, the fact that superseded it, and the contradictions it is part of. Null when there is no such live fact.';
+  'A fact with its lineage: source episodes, the facts it superseded, the fact that superseded it, and the contradictions it is part of. Errors: P0002 no such live fact.';
 
 create function stash._supersede(old stash.facts, new_id bigint, method text, explanation text,
                                  confidence real default 1)

@@ -185,14 +185,19 @@ comment on function stash.list_hypotheses(text[], text, int, int) is
 
 create function stash.get_hypothesis(id bigint)
 returns setof stash.hypothesis_details
-language sql
+language plpgsql
 stable
 security invoker
 set search_path = pg_catalog, pg_temp
 as $$
-  select * from stash.hypothesis_details d where d.id = get_hypothesis.id;
+begin
+  return query select * from stash.hypothesis_details d where d.id = get_hypothesis.id;
+  if not found then
+    raise exception 'hypothesis % does not exist', id using errcode = 'no_data_found';
+  end if;
+end
 $$;
-comment on function stash.get_hypothesis(bigint) is 'One live hypothesis (no row if there is none).';
+comment on function stash.get_hypothesis(bigint) is 'One live hypothesis. Errors: P0002 no such live hypothesis.';
 
 create function stash.delete_hypothesis(id bigint)
 returns boolean

@@ -220,21 +220,30 @@ comment on function stash.list_goals(text[], text, bigint, int, int) is
 
 create function stash.get_goal(id bigint)
 returns jsonb
-language sql
+language plpgsql
 stable
 security invoker
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+  result jsonb;
+begin
   select jsonb_build_object(
     'goal', to_jsonb(d),
     'sub_goals', coalesce((select jsonb_agg(to_jsonb(c) order by c.priority desc, c.created_at)
                              from stash.goal_details c where c.parent_id = d.id), '[]'),
     'failures', coalesce((select jsonb_agg(to_jsonb(f) order by f.created_at desc)
                             from stash.failure_details f where f.goal_id = d.id), '[]'))
+    into result
     from stash.goal_details d where d.id = get_goal.id;
+  if result is null then
+    raise exception 'goal % does not exist', id using errcode = 'no_data_found';
+  end if;
+  return result;
+end
 $$;
 comment on function stash.get_goal(bigint) is
-  'A live goal with its direct sub-goals and the failures recorded against it; null if there is none.';
+  'A live goal with its direct sub-goals and the failures recorded against it. Errors: P0002 no such live goal.';
 
 create function stash.create_failure(namespace text, content text, reason text, lesson text, goal_id bigint default null)
 returns setof stash.failure_details
@@ -291,14 +300,19 @@ comment on function stash.list_failures(text[], bigint, int, int) is
 
 create function stash.get_failure(id bigint)
 returns setof stash.failure_details
-language sql
+language plpgsql
 stable
 security invoker
 set search_path = pg_catalog, pg_temp
 as $$
-  select * from stash.failure_details d where d.id = get_failure.id;
+begin
+  return query select * from stash.failure_details d where d.id = get_failure.id;
+  if not found then
+    raise exception 'failure % does not exist', id using errcode = 'no_data_found';
+  end if;
+end
 $$;
-comment on function stash.get_failure(bigint) is 'One live failure (no row if there is none).';
+comment on function stash.get_failure(bigint) is 'One live failure. Errors: P0002 no such live failure.';
 
 create function stash.delete_failure(id bigint)
 returns boolean

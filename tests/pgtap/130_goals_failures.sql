@@ -36,7 +36,7 @@ create temp table d as select id from stash.create_goal('/gl', 'Delete me');
 do $$ begin perform stash.create_goal('/gl', 'child', (select id from d)); end $$;
 select is(stash.delete_goal((select id from d)), 2, 'delete_goal deletes the goal and its sub-goals');
 select throws_ok($$ select * from stash.complete_goal((select id from d)) $$, 'P0002', null, 'a deleted goal cannot be used');
-select is(stash.get_goal((select id from d)), null, 'nor read');
+select throws_ok(format('select stash.get_goal(%s)', (select id from d)), 'P0002', null, 'nor read');
 
 -- Failures.
 create temp table f as select id from stash.create_failure('/gl', 'Tried caching the API', 'Cache invalidation broke writes',
