@@ -442,7 +442,7 @@ def sql_error(e: Exception) -> str:
     return text
 
 
-def conninfo() -> str:
+def conninfo(env_file: Path | None = None) -> str:
     """How to reach the database: STASH_DATABASE_URL, else libpq's PG* environment, else the
     checkout's local cluster (.stash/env, written by make up), so an agent client that starts
     `.venv/bin/stash mcp` with no environment still finds it."""
@@ -451,7 +451,7 @@ def conninfo() -> str:
         return url
     if any(k in os.environ for k in ("PGHOST", "PGPORT", "PGDATABASE", "PGSERVICE")):
         return ""
-    env_file = Path(__file__).resolve().parents[2] / ".stash" / "env"
+    env_file = env_file or Path(__file__).resolve().parents[2] / ".stash" / "env"
     if env_file.is_file():
         keys = {"PGHOST": "host", "PGPORT": "port", "PGDATABASE": "dbname", "PGUSER": "user"}
         parts = []
