@@ -212,7 +212,8 @@ psql:
 	@. $(STATE)/env && exec $(PG_BIN)/psql
 
 run: up
-	@. $(STATE)/env && exec $(VENV)/bin/stash mcp
+	@echo "stash: agent clients that start their own servers (stdio) use: $(VENV)/bin/stash mcp"
+	@. $(STATE)/env && exec $(VENV)/bin/stash mcp --transport http
 
 # ---------------------------------------------------------------------------------------------
 # Tests: a throwaway cluster on its own port, socket only, so the user's cluster is never touched.
