@@ -8,6 +8,7 @@ import time
 
 import consolidation
 import locomo
+import mcp_latency
 import psycopg
 import scale
 
@@ -39,7 +40,7 @@ def bridge():
 
 def main():
     print("| benchmark | value | unit |\n|---|---:|---|")
-    for bench in (bridge, scale.run, consolidation.run):
+    for bench in (bridge, mcp_latency.run, scale.run, consolidation.run):
         for name, value, unit in bench():
             shown = f"{value:,.1f}" if isinstance(value, int | float) else value
             print(f"| {name} | {shown} | {unit} |", flush=True)
