@@ -11,6 +11,7 @@ import subprocess
 import time
 from typing import Any
 
+import anyio
 import httpx2
 import psycopg
 import pytest
@@ -581,3 +582,50 @@ def test_conninfo_finds_the_checkout_cluster_without_environment(tmp_path, monke
     assert api.conninfo(env_file) == ""  # libpq's own environment wins
     monkeypatch.setenv("STASH_DATABASE_URL", "postgresql:///other")
     assert api.conninfo(env_file) == "postgresql:///other"
+
+
+async def test_cancelling_consolidate_cancels_the_query_and_keeps_nothing_partial(db):
+    import json
+    import time as clock
+
+    from fake_openai import FakeOpenAI
+
+    ns = "/mcp/cancel"
+    purge(db, ns)
+    db.execute("select stash.create_namespace(%s)", (ns,))
+    topics = ["deploys", "billing", "the cache", "hiring", "the roadmap", "backups", "pricing", "support"]
+    db.execute("select stash.remember_many(%s, %s)", (ns, [f"We talked about {t} today" for t in topics]))
+
+    def slow(body):  # every reasoner call takes a second: the run would need 8 s or more
+        clock.sleep(1)
+        return "{}"
+
+    with FakeOpenAI() as llm:
+        llm.chat_responder = slow
+        settings = {
+            "reasoner.provider": "openai",
+            "reasoner.model": "fake",
+            "reasoner.base_url": llm.base_url,
+            "reasoner.timeout": 30,
+            "reasoner.max_retries": 0,
+        }
+        db.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(settings), ns))
+        async with stdio_client() as client:
+            started = clock.monotonic()
+            with anyio.move_on_after(2):
+                await client.call_tool("consolidate", {"namespace": ns})
+            # The server cancelled the statement: it is gone long before the run could have ended.
+            while one(
+                db,
+                "select count(*) from pg_stat_activity where application_name = 'stash-mcp' "
+                "and state = 'active' and query like '%%stash.consolidate%%'",
+            ):
+                assert clock.monotonic() - started < 6, "the consolidation kept running"
+                await anyio.sleep(0.1)
+            assert (await call(client, "list_namespaces", {"namespaces": [ns]}))["results"]  # still serving
+    # One transaction, cancelled: no run row, no checkpoint moved, no fact.
+    nid = one(db, "select id from stash.namespaces where path = %s", ns)
+    assert one(db, "select count(*) from stash.consolidation_runs where namespace_id = %s", nid) == 0
+    assert one(db, "select count(*) from stash.consolidation_progress where namespace_id = %s", nid) == 0
+    assert one(db, "select count(*) from stash.facts where namespace_id = %s", nid) == 0
+    purge(db, ns)
