@@ -112,6 +112,7 @@ def run():
             conn.execute("select stash.purge(namespace => %s)", (NS,))
         conn.execute("select stash.create_namespace(%s)", (NS,))
         conn.execute("select stash.remember_many(%s, %s)", (NS, turns[:1000]))
+        conn.execute("vacuum analyze stash.episodes")  # a fresh cluster has no statistics yet
         for q in questions:  # cache every query embedding: recall then does the same work everywhere
             conn.execute("select * from stash.recall(%s, %s, 10)", (q, [NS])).fetchall()
         results = {"SQL (psycopg)": through_sql(conn, questions, turns[1000 : 1000 + N])}

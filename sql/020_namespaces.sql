@@ -103,8 +103,12 @@ begin
     -- mkdir -p: every ancestor exists before its child (ON CONFLICT makes concurrent creates safe).
     foreach seg in array string_to_array(substr(p, 2), '/') loop
       prefix := prefix || '/' || seg;
-      insert into stash.namespaces as n (path, parent_id) values (prefix, parent)
-      on conflict on constraint namespaces_path_key do nothing;
+      -- Only missing ones: row-level security checks a proposed row even when it conflicts, and a
+      -- role may read an ancestor it may not write.
+      if not exists (select from stash.namespaces n where n.path = prefix) then
+        insert into stash.namespaces as n (path, parent_id) values (prefix, parent)
+        on conflict on constraint namespaces_path_key do nothing;
+      end if;
       select n.id into parent from stash.namespaces n where n.path = prefix;
     end loop;
   end if;

@@ -53,7 +53,8 @@ begin
   result := array(
     select c.embedding
       from unnest(hashes) with ordinality h(hash, i)
-      left join stash.embedding_cache c on c.text_hash = h.hash and c.model = active_model
+      left join stash.embedding_cache c
+             on c.text_hash = h.hash and c.model = active_model and c.role_name = current_user
      order by h.i);
   missing := array(select distinct texts[i] from generate_subscripts(texts, 1) i where result[i] is null);
   if cardinality(missing) = 0 then

@@ -467,6 +467,15 @@ begin
   if triggered_by is null or triggered_by !~ '^[a-z][a-z0-9_]{0,31}$' then
     raise exception 'triggered_by must be a short identifier such as manual, cron or mcp' using errcode = 'invalid_parameter_value';
   end if;
+  -- Under row-level security, only the namespaces this role may write: the others' memory (an
+  -- ancestor it sees as a bare path, a subtree it may only read) is not its to consolidate.
+  if row_security_active('stash.consolidation_runs') then
+    ns_ids := array(select unnest(ns_ids) intersect select unnest(stash._writable_namespaces()));
+    if cardinality(ns_ids) = 0 then
+      raise exception 'role % may not write any namespace under %', current_user, namespace
+        using errcode = 'insufficient_privilege';
+    end if;
+  end if;
   for nid in select n.id from stash.namespaces n where n.id = any (ns_ids) order by n.path loop
     one := stash._consolidate_namespace(nid, triggered_by);
     results := results || one;
@@ -477,7 +486,7 @@ begin
 end
 $$;
 comment on function stash.consolidate(text, text) is
-  'Consolidates a namespace and each of its descendants separately (each under its own lock, with its own run row): episodes become facts (reinforcing known ones), contradictions are recorded or auto-resolved, confidence decays. Returns the totals under the reference''s counter names (facts_created, facts_deduplicated, contradictions_found, contradictions_auto_resolved, facts_decayed, facts_expired, llm_calls, ...) and "namespaces": the per-namespace results ({"skipped": "busy"} where a run was already going). Errors: P0002 unknown namespace, 22023 bad triggered_by.';
+  'Consolidates a namespace and each of its descendants separately (each under its own lock, with its own run row): episodes become facts (reinforcing known ones), contradictions are recorded or auto-resolved, confidence decays. Returns the totals under the reference''s counter names (facts_created, facts_deduplicated, contradictions_found, contradictions_auto_resolved, facts_decayed, facts_expired, llm_calls, ...) and "namespaces": the per-namespace results ({"skipped": "busy"} where a run was already going). Under row-level security, only the namespaces the role may write are consolidated. Errors: P0002 unknown namespace, 22023 bad triggered_by, 42501 no namespace there the role may write.';
 
 grant execute on function stash.consolidate(text, text), stash._consolidate_namespace(bigint, text), stash._stage_facts(bigint),
   stash._stage_decay(bigint, timestamptz), stash._reason(text, jsonb, bigint), stash._bump(jsonb, jsonb), stash._usage(jsonb),

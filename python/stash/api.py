@@ -123,6 +123,8 @@ NOT_TOOLS = {
     "backfill_embeddings": "maintenance, run daily by pg_cron (stash.maintenance)",
     "reembed": "administration: rewrites every embedding and rebuilds the index",
     "schedule_defaults": "installation step, run by make up",
+    "grant_namespace": "administration: which role may read or write which namespaces",
+    "revoke_namespace": "administration: which role may read or write which namespaces",
 }
 
 # SQL types the API uses, as JSON schema. Also the whitelist of type names the statement casts to.

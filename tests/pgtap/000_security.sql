@@ -1,6 +1,6 @@
 -- Roles, extensions and the catalog-wide invariants (STYLE.md 16) that every later change must keep.
 begin;
-select plan(26);
+select plan(31);
 
 -- Roles: three NOLOGIN, non-superuser group roles.
 select has_role('stash_owner');
@@ -56,9 +56,41 @@ select is_empty($$
      and (obj_description(c.oid, 'pg_class') is null or c.relowner <> 'stash_owner'::regrole) $$,
   'every table in stash has a comment and is owned by stash_owner');
 
+-- Invariant: row-level security is on for every table that holds namespace data (a namespace_id
+-- or a path), the embedding cache and the grants themselves; views run as the caller.
+select is_empty($$
+  select c.oid::regclass::text from pg_class c
+   where c.relnamespace = 'stash'::regnamespace and c.relkind = 'r' and not c.relrowsecurity
+     and (c.relname in ('namespaces', 'purge_log', 'embedding_cache', 'namespace_grants')
+          or exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'namespace_id')) $$,
+  'row-level security is enabled on every table with namespace data');
+select is_empty($$
+  select c.oid::regclass::text from pg_class c
+   where c.relnamespace = 'stash'::regnamespace and c.relrowsecurity
+     and not exists (select from pg_policy p where p.polrelid = c.oid) $$,
+  'every table with row-level security has policies');
+select is_empty($$
+  select c.oid::regclass::text from pg_class c
+   where c.relnamespace = 'stash'::regnamespace and c.relkind = 'v'
+     and not coalesce('security_invoker=true' = any (c.reloptions), false) $$,
+  'every view in stash runs with the caller''s rights (security_invoker)');
+select is_empty($$
+  select p.oid::regprocedure::text from pg_proc p
+   where p.pronamespace = 'stash'::regnamespace and p.prosecdef $$,
+  'no SECURITY DEFINER functions: row-level security applies to every call');
+select is_empty($$
+  select c.oid::regclass::text from pg_class c
+   where c.relnamespace = 'stash'::regnamespace and c.relkind = 'r'
+     and (has_table_privilege('stash_writer', c.oid, 'truncate') or has_table_privilege('stash_reader', c.oid, 'truncate')
+          or has_table_privilege('stash_writer', c.oid, 'references') or has_table_privilege('stash_writer', c.oid, 'trigger')) $$,
+  'clients cannot truncate (which row-level security does not cover), reference or add triggers');
+
 -- Behaviour: the reader reads, and cannot write.
+create role t_sec_reader in role stash_reader;
+create role t_sec_writer in role stash_writer;
+insert into stash.namespace_grants (role_name, path, access) values ('t_sec_reader', '/sec', 'read'), ('t_sec_writer', '/sec', 'write');
 insert into stash.namespaces (path, parent_id) values ('/sec', (select id from stash.namespaces where path = '/'));
-set local role stash_reader;
+set local role t_sec_reader;
 select results_eq($$ select path collate "C" from stash.namespaces where path = '/sec' $$, $$ values ('/sec'::text collate "C") $$,
                   'the reader can read namespaces');
 select throws_ok($$ insert into stash.namespaces (path) values ('/x') $$, '42501', null, 'the reader cannot insert');
@@ -68,7 +100,7 @@ select lives_ok($$ select stash.python_info() $$, 'the reader may call granted f
 reset role;
 
 -- Behaviour: the writer writes data, but cannot change settings, the schema, or truncate.
-set local role stash_writer;
+set local role t_sec_writer;
 select lives_ok($$ insert into stash.episodes (namespace_id, content) select id, 'writer wrote this' from stash.namespaces where path = '/sec' $$,
                 'the writer can remember');
 select throws_ok($$ update stash.settings set value = '1' $$, '42501', null, 'the writer cannot change settings');

@@ -4,7 +4,13 @@ begin;
 set local client_min_messages = warning;
 select plan(16);
 
-set local role stash_writer;
+-- Client logins get privileges from the group roles and namespaces from grants (025_access.sql).
+create role t_writer in role stash_writer;
+create role t_reader in role stash_reader;
+select stash.grant_namespace('t_writer', '/roles', 'write');
+select stash.grant_namespace('t_reader', '/roles', 'read');
+
+set local role t_writer;
 select lives_ok($$ select stash.create_namespace('/roles/app') $$, 'writer: create_namespace');
 select lives_ok($$ select stash.remember_many('/roles/app', array['Alice lives in Paris', 'The API uses PostgreSQL 16',
                                                               'The build is failing because the cache is stale']) $$, 'writer: remember_many');
@@ -20,7 +26,7 @@ select lives_ok($$ select * from stash.schedule_consolidation('/roles/app') $$, 
 select lives_ok($$ select * from stash.forget(about => 'Alice lives in Paris', namespaces => '{/roles}') $$, 'writer: forget');
 reset role;
 
-set local role stash_reader;
+set local role t_reader;
 select lives_ok($$ select * from stash.recall('PostgreSQL', '{/roles}') $$, 'reader: recall');
 select lives_ok($$ select * from stash.query_facts('{/roles}'); select * from stash.list_namespaces(); select * from stash.get_context('/roles/app') $$,
                 'reader: queries');
@@ -28,7 +34,7 @@ select throws_ok($$ select stash.remember('/roles/app', 'x') $$, '42501', null, 
 select throws_ok($$ select stash.consolidate('/roles') $$, '42501', null, 'reader: cannot consolidate');
 reset role;
 
-set local role stash_writer;
+set local role t_writer;
 select lives_ok($$ select stash.purge(namespace => '/roles') $$, 'writer: purge (and its schedules)');
 reset role;
 

@@ -24,7 +24,9 @@ select is((select stash.consolidation_status('{/st/b}')->'pending'->0->>'episode
 select throws_ok($$ select stash.consolidation_status('{/st/none}') $$, 'P0002', null, 'unknown namespace');
 select throws_ok($$ select stash.consolidation_status('{/st}', 0) $$, '22023', null, 'bad page');
 
-set local role stash_reader;
+create role t_status_reader in role stash_reader;
+select stash.grant_namespace('t_status_reader', '/st', 'read');
+set local role t_status_reader;
 select lives_ok($$ select stash.status(), stash.consolidation_status('{/st}') $$, 'the reader may read both');
 reset role;
 

@@ -105,7 +105,9 @@ def test_read_only_transactions_and_readers_embed_without_writing_the_cache(conn
         "select count(*) from stash.recall('a query never seen before, read only', %s)", ([ns],)
     )
     conn.rollback()
-    conn.execute("set role stash_reader")
+    conn.execute("create role t_cache_reader in role stash_reader")
+    conn.execute("select stash.grant_namespace('t_cache_reader', %s, 'read')", (ns,))
+    conn.execute("set role t_cache_reader")
     assert conn.execute(
         "select count(*) from stash.recall('another fresh query, as the reader', %s)", ([ns],)
     )

@@ -629,3 +629,39 @@ async def test_cancelling_consolidate_cancels_the_query_and_keeps_nothing_partia
     assert one(db, "select count(*) from stash.consolidation_progress where namespace_id = %s", nid) == 0
     assert one(db, "select count(*) from stash.facts where namespace_id = %s", nid) == 0
     purge(db, ns)
+
+
+async def test_the_server_acts_as_the_configured_role_and_sees_only_its_namespaces(db):
+    for path in ("/iso/a", "/iso/b"):
+        purge(db, path)
+    db.execute("drop role if exists t_mcp_agent")
+    db.execute("create role t_mcp_agent in role stash_writer")
+    try:
+        db.execute("select stash.grant_namespace('t_mcp_agent', '/iso/a', 'write')")
+        db.execute("select stash.create_namespace('/iso/b')")
+        db.execute("select stash.remember('/iso/b', 'The vault code of b is 0420')")
+        env = {**PG_ENV, "STASH_ROLE": "t_mcp_agent"}
+        async with Client(StdioServerParameters(command=STASH, args=["mcp"], env=env)) as agent:
+            assert (await call(agent, "status"))["role"] == "t_mcp_agent"
+            await call(agent, "remember", {"namespace": "/iso/a", "content": "The vault code of a is 1234"})
+            hits = (await call(agent, "recall", {"query": "vault code"}))["results"]
+            assert [h["namespace"] for h in hits] == ["/iso/a"]
+            paths = {n["path"] for n in (await call(agent, "list_namespaces"))["results"]}
+            assert "/iso/b" not in paths and "/iso/a" in paths
+            await fails(agent, "remember", {"namespace": "/iso/b", "content": "planted"}, "P0002")
+            await fails(agent, "create_namespace", {"path": "/iso/b/x"}, "42501")
+            await fails(agent, "purge", {"namespace": "/iso/b"}, "P0002")
+        assert (
+            one(
+                db,
+                "select count(*) from stash.episodes e join stash.namespaces n on n.id = e.namespace_id "
+                "where n.path = '/iso/b'",
+            )
+            == 1
+        )
+    finally:
+        for path in ("/iso/a", "/iso/b"):
+            purge(db, path)
+        db.execute("delete from stash.namespace_grants where role_name = 't_mcp_agent'")
+        db.execute("delete from stash.embedding_cache where role_name = 't_mcp_agent'")
+        db.execute("drop role t_mcp_agent")
