@@ -110,6 +110,10 @@ begin
          and not exists (select from stash.fact_sources o where o.fact_id = fs.fact_id and o.episode_id <> purge.episode_id));
   else
     ns_path := stash._normalize_path(namespace);
+    if ns_path = '/' then
+      raise exception 'purging / would delete every memory' using errcode = 'invalid_parameter_value',
+        hint = 'Purge the top-level namespaces one by one (stash.list_namespaces shows them).';
+    end if;
     ns_ids := stash._namespace_ids(array[ns_path]);
     ep_ids := array(select e.id from stash.episodes e where e.namespace_id = any (ns_ids));
     fact_ids := array(select f.id from stash.facts f where f.namespace_id = any (ns_ids));
@@ -162,7 +166,7 @@ begin
 end
 $$;
 comment on function stash.purge(bigint, text) is
-  'Hard-deletes one episode (episode_id) or a whole namespace subtree (namespace; / empties everything but keeps the root, and removes the subtree''s consolidation schedules). Facts whose every source is purged go with it, other facts lose the link; the embedding-cache rows of purged text are deleted too. Writes an audit row to stash.purge_log (ids and counts, never content) and returns its summary. Destructive and irreversible. Errors: 22023 both/neither argument, P0002 unknown episode or namespace.';
+  'Hard-deletes one episode (episode_id) or a whole namespace subtree (namespace, with the subtree''s consolidation schedules; / is refused). Facts whose every source is purged go with it, other facts lose the link; the embedding-cache rows of purged text are deleted too. Writes an audit row to stash.purge_log (ids and counts, never content) and returns its summary. Destructive and irreversible. Errors: 22023 both/neither argument or /, P0002 unknown episode or namespace.';
 
 grant execute on function stash.forget(text, bigint, text[], int, double precision, boolean),
   stash.purge(bigint, text) to stash_writer;

@@ -148,7 +148,7 @@ class StashServer(MCPServer):
         try:
             args = tool.arguments(arguments, origin="mcp")
         except api.ArgumentError as e:
-            return error_result(str(e), sqlstate="22023")
+            return error_result(str(e), sqlstate=e.sqlstate)
         query, params = tool.statement(args)
         warnings: list[str] = []
         try:

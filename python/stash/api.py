@@ -166,6 +166,20 @@ UNIT_INTERVAL = {"confidence", "min_confidence", "min_similarity"}
 class ArgumentError(ValueError):
     """Arguments that do not fit the tool's schema (the database is not called)."""
 
+    def __init__(self, message: str, sqlstate: str = "22023"):
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False
+
 
 @dataclass
 class Param:
@@ -225,6 +239,9 @@ class Tool:
             # The reference's "0 means none" for optional ids.
             elif value == 0 and p.name.endswith("_id") and p.has_default and p.default is None:
                 del args[p.public_name]
+        # PostgreSQL text cannot hold NUL; say so as the server would (character_not_in_repertoire).
+        if _has_nul(args):
+            raise ArgumentError(f"{self.name}: text must not contain NUL (\\u0000) characters", "22021")
         error = jsonschema.exceptions.best_match(self._validator.iter_errors(args))
         if error is not None:
             where = ".".join(str(x) for x in error.absolute_path) or "arguments"
@@ -440,7 +457,11 @@ def sql_error(e: Exception) -> str:
     """A database error as the agent or user should read it: message, SQLSTATE, detail, hint."""
     diag = getattr(e, "diag", None)
     if diag is None or diag.message_primary is None:
-        return f"database unavailable: {e}".strip()
+        # No SQLSTATE: the server never answered (or the driver refused the value).
+        import psycopg
+
+        prefix = "database unavailable: " if isinstance(e, psycopg.OperationalError) else ""
+        return f"{prefix}{e}".strip()
     text = f"{diag.message_primary} (SQLSTATE {diag.sqlstate})"
     if diag.message_detail:
         text += f"\nDETAIL: {diag.message_detail}"

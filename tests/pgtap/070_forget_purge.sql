@@ -1,6 +1,6 @@
 -- forget (soft, with a similarity floor and a preview) and purge (hard, audited, nothing left behind).
 begin;
-select plan(27);
+select plan(28);
 
 do $$
 begin
@@ -72,10 +72,9 @@ select throws_ok($$ select stash.purge(namespace => '/fp/a') $$, 'P0002', null, 
 select throws_ok($$ select stash.purge() $$, '22023', null, 'purge needs a target');
 select throws_ok($$ select stash.purge(episode_id => -1) $$, 'P0002', null, 'an unknown episode is an error');
 
--- purge / empties everything but keeps the root.
-do $$ begin perform stash.purge(namespace => '/'); end $$;
-select results_eq($$ select (select count(*)::int from stash.episodes), (select count(*)::int from stash.namespaces), (select path collate "default" from stash.namespaces) $$,
-                  $$ values (0, 1, '/'::text) $$, 'purging / leaves only the empty root');
+-- purge / is refused: one call (an agent's, say) must not be able to wipe every memory.
+select throws_ok($$ select stash.purge(namespace => '/') $$, '22023', null, 'purging / is refused');
+select ok((select count(*) > 0 from stash.episodes), 'and deletes nothing');
 
 select * from finish();
 rollback;
