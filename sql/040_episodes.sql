@@ -120,6 +120,8 @@ begin
     vectors := null;
   end;
 
+  -- Until commit: a consolidation waits for this insert before reading new episodes (130).
+  perform stash._ingest_lock(ns);
   -- One statement: all rows or none. Identity values follow the ORDER BY, so the new unkeyed ids,
   -- sorted, come back in input order; keyed rows are matched by key. A concurrent retry with the
   -- same key loses the race here (ON CONFLICT) and reads the winner's id below.

@@ -90,6 +90,63 @@ as $$
 $$;
 comment on function stash._advance_checkpoint(bigint, text, bigint) is 'Moves a consolidation cursor forward (never back).';
 
+-- Checkpoints are ids, and ids are handed out before their transactions commit: an episode with
+-- a smaller id can become visible after a larger one was consolidated and the checkpoint moved past
+-- it. So writers of episodes hold a shared "ingest" lock on their namespace from insert to commit,
+-- and a consolidation reads new episodes only up to a bound taken while no writer was in flight.
+create function stash._ingest_lock(ns bigint)
+returns void
+language sql
+volatile
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+  select pg_advisory_xact_lock_shared(1398034505, (ns % 2147483647)::int);
+$$;
+comment on function stash._ingest_lock(bigint) is
+  'Taken by writers of episodes, insert to commit, so that a consolidation can wait for them (stash._ingest_bound).';
+
+create function stash._ingest_bound(ns bigint)
+returns bigint
+language plpgsql
+volatile
+security invoker
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  key int := (ns % 2147483647)::int;
+  bound bigint;
+  old_timeout text := current_setting('lock_timeout');
+begin
+  if current_setting('transaction_isolation') <> 'read committed' then
+    raise exception 'consolidation needs READ COMMITTED: it reads episodes as other sessions commit them'
+      using errcode = 'invalid_transaction_state';
+  end if;
+  -- Wait (briefly: writers queue behind this request) until no writer is in flight in the namespace;
+  -- every episode with an id up to the largest visible then is committed. A session lock, released
+  -- at once, also when the read fails.
+  perform set_config('lock_timeout', '2s', true);
+  begin
+    perform pg_advisory_lock(1398034505, key);
+  exception when lock_not_available then
+    perform set_config('lock_timeout', old_timeout, true);
+    -- Writers kept the namespace busy: take nothing new this time (retries still run).
+    return stash._checkpoint(ns, 'facts');
+  end;
+  perform set_config('lock_timeout', old_timeout, true);
+  begin
+    select coalesce(max(e.id), 0) into bound from stash.episodes e where e.namespace_id = ns;
+  exception when others or query_canceled then
+    perform pg_advisory_unlock(1398034505, key);
+    raise;
+  end;
+  perform pg_advisory_unlock(1398034505, key);
+  return bound;
+end
+$$;
+comment on function stash._ingest_bound(bigint) is
+  'The largest episode id of a namespace below which every episode is committed (waits up to 2 s for in-flight writers).';
+
 create function stash._record_failure(ns bigint, stage_name text, episode_ids bigint[], error text,
                                       fact_ids bigint[] default '{}')
 returns int
@@ -185,6 +242,7 @@ declare
                "contradictions_found": 0, "contradictions_auto_resolved": 0, "items_failed": 0,
                "items_dead_lettered": 0}';
   cp bigint := stash._checkpoint(ns, 'facts');
+  bound bigint := stash._ingest_bound(ns);
   batch int := stash._setting('consolidation.batch_size', ns)::int;
   join_at double precision := stash._setting('consolidation.cluster_threshold', ns)::double precision;
   dedup_at double precision := stash._setting('consolidation.dedup_threshold', ns)::double precision;
@@ -218,8 +276,9 @@ begin
     into ids, embs, texts
     from (select e.id, e.embedding, e.content from stash.episodes e
            where e.namespace_id = ns and e.deleted_at is null
-             and (e.id > cp or exists (select from stash.consolidation_failures q
-                                        where q.namespace_id = ns and q.stage = 'facts' and q.episode_id = e.id and not q.dead))
+             and ((e.id > cp and e.id <= bound)
+                  or exists (select from stash.consolidation_failures q
+                              where q.namespace_id = ns and q.stage = 'facts' and q.episode_id = e.id and not q.dead))
            order by e.id limit batch) e;
   n := cardinality(ids);
   c := stash._bump(c, jsonb_build_object('episodes_read', n));
@@ -490,7 +549,8 @@ comment on function stash.consolidate(text, text) is
 
 grant execute on function stash.consolidate(text, text), stash._consolidate_namespace(bigint, text), stash._stage_facts(bigint),
   stash._stage_decay(bigint, timestamptz), stash._reason(text, jsonb, bigint), stash._bump(jsonb, jsonb), stash._usage(jsonb),
-  stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint),
+  stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint), stash._ingest_bound(bigint),
+  stash._ingest_lock(bigint),
   stash._record_failure(bigint, text, bigint[], text, bigint[]),
   stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text), stash._new_facts(bigint, text, bigint, int),
   stash._item_done(bigint, text, bigint[], bigint[]) to stash_writer;

@@ -71,6 +71,7 @@ as $$
 declare
   c jsonb := '{"failure_repeats_detected": 0, "failure_patterns_found": 0}';
   cp bigint := stash._checkpoint(ns, 'failures');
+  bound bigint := stash._ingest_bound(ns);
   batch bigint[];
   failures jsonb;
   r jsonb;
@@ -84,7 +85,7 @@ begin
   -- ones included: a repeated mistake is noticed however long ago it was recorded.
   batch := array(select e.id from stash.episodes e
                   where e.namespace_id = ns and e.deleted_at is null and e.source <> 'consolidation'
-                    and (e.id > cp or exists (select from stash.consolidation_failures q where q.namespace_id = ns
+                    and ((e.id > cp and e.id <= bound) or exists (select from stash.consolidation_failures q where q.namespace_id = ns
                                                 and q.stage = 'failures' and q.episode_id = e.id and not q.dead))
                   order by e.id limit 30);
   if cardinality(batch) = 0 then

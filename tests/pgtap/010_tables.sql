@@ -1,9 +1,9 @@
 -- Every table of the data model, with exactly its columns and indexes, and the column types
 -- that matter to the API (ids, vectors, full text, time, JSON).
 begin;
-select plan(60);
+select plan(61);
 
-select tables_are('stash', array['causal_links', 'consolidation_failures', 'consolidation_progress', 'consolidation_runs', 'contexts', 'contradictions', 'embedding_cache', 'episodes', 'fact_sources', 'facts', 'failures', 'goals', 'hypotheses', 'namespaces', 'patterns', 'purge_log', 'relationships', 'settings'], 'schema stash has exactly the data-model tables');
+select tables_are('stash', array['causal_links', 'consolidation_failures', 'consolidation_progress', 'consolidation_runs', 'contexts', 'contradictions', 'embedding_cache', 'episodes', 'fact_sources', 'facts', 'failures', 'goals', 'hypotheses', 'namespace_grants', 'namespaces', 'patterns', 'purge_log', 'relationships', 'settings'], 'schema stash has exactly the data-model tables');
 
 select columns_are('stash', 'causal_links', array['id', 'namespace_id', 'cause_fact_id', 'effect_fact_id', 'confidence', 'method', 'created_by', 'created_at', 'deleted_at']);
 select indexes_are('stash', 'causal_links', array['causal_links_cause_idx', 'causal_links_effect_idx', 'causal_links_pair_key', 'causal_links_pkey']);
@@ -17,7 +17,8 @@ select columns_are('stash', 'contexts', array['namespace_id', 'focus', 'expires_
 select indexes_are('stash', 'contexts', array['contexts_pkey']);
 select columns_are('stash', 'contradictions', array['id', 'namespace_id', 'old_fact_id', 'new_fact_id', 'entity', 'property', 'old_value', 'new_value', 'classification', 'confidence', 'method', 'explanation', 'resolved', 'resolution', 'resolved_at', 'resolved_by', 'created_at']);
 select indexes_are('stash', 'contradictions', array['contradictions_new_fact_idx', 'contradictions_open_idx', 'contradictions_pair_key', 'contradictions_pkey']);
-select columns_are('stash', 'embedding_cache', array['text_hash', 'model', 'embedding', 'created_at']);
+select columns_are('stash', 'embedding_cache', array['text_hash', 'model', 'embedding', 'created_at', 'role_name']);
+select columns_are('stash', 'namespace_grants', array['role_name', 'path', 'access', 'granted_at', 'granted_by']);
 select indexes_are('stash', 'embedding_cache', array['embedding_cache_created_idx', 'embedding_cache_pkey']);
 select columns_are('stash', 'episodes', array['id', 'namespace_id', 'content', 'content_tsv', 'embedding', 'embedding_model', 'occurred_at', 'metadata', 'source', 'agent', 'created_by', 'idempotency_key', 'created_at', 'deleted_at']);
 select indexes_are('stash', 'episodes', array['episodes_content_tsv_idx', 'episodes_embedding_hnsw_idx', 'episodes_idempotency_key_idx', 'episodes_namespace_id_id_key', 'episodes_namespace_occurred_idx', 'episodes_pending_embedding_idx', 'episodes_pkey']);
