@@ -146,6 +146,31 @@ def run():
             rows.append((f"{name}: p50", statistics.median(lat), "ms"))
             rows.append((f"{name}: p99", pct(lat, 99), "ms"))
 
+        # The same cached recall as a role under row-level security, granted that one namespace
+        # (superusers, as above, bypass the policies).
+        conn.execute("drop role if exists bench_agent")
+        conn.execute("create role bench_agent in role stash_reader")
+        conn.execute("select stash.grant_namespace('bench_agent', %s, 'read')", (one[0],))
+        conn.execute("set role bench_agent")
+        timed(
+            conn, "select * from stash.recall(%s, %s, k => 10)", [(q, one) for q in qs_ns]
+        )  # fill its cache
+        rls = timed(conn, "select * from stash.recall(%s, %s, k => 10)", [(q, one) for q in qs_ns])
+        conn.execute("reset role")
+        conn.execute("delete from stash.namespace_grants where role_name = 'bench_agent'")
+        conn.execute("delete from stash.embedding_cache where role_name = 'bench_agent'")
+        conn.execute("drop role bench_agent")
+        rows.append(
+            (
+                "recall, one namespace, cached, as a role under row-level security: p50",
+                statistics.median(rls),
+                "ms",
+            )
+        )
+        rows.append(
+            ("recall, one namespace, cached, as a role under row-level security: p99", pct(rls, 99), "ms")
+        )
+
         # Ingest with the real embedder, into the 100k-row table (HNSW maintained).
         conn.execute("select stash.create_namespace('/bench/ingest')")
         fresh = [f"{t} (ingest copy)" for t in turns[:1000]]

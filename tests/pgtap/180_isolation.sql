@@ -3,7 +3,7 @@
 -- consolidation, causal tracing, contradictions, counts, the purge audit, the embedding cache.
 begin;
 set local client_min_messages = warning;
-select plan(65);
+select plan(68);
 
 create role t_agent_a in role stash_writer;
 create role t_agent_b in role stash_writer;
@@ -136,6 +136,16 @@ reset session authorization;
 set local role t_viewer;
 select results_eq($$ select distinct namespace from stash.recall('Alice', '{/}') $$, $$ values ('/agents/a') $$, 'the viewer recalls a, only a');
 select throws_ok($$ select stash.remember('/agents/a', 'x') $$, '42501', null, 'the viewer cannot write');
+reset role;
+
+-- Grants: only for agent roles, only by administrators.
+select throws_ok($$ select stash.grant_namespace('stash_writer', '/', 'write') $$, '0LP01', null,
+                 'no grants to a group role (its members could SET ROLE to it)');
+set local role t_agent_a;
+select throws_ok($$ select stash.grant_namespace('t_agent_a', '/agents/b', 'write') $$, '42501', null,
+                 'an agent cannot grant itself more');
+select throws_ok($$ insert into stash.namespace_grants (role_name, path, access) values ('t_agent_a', '/', 'write') $$,
+                 '42501', null, 'nor write the grants table');
 reset role;
 
 -- As the superuser: b's memory is exactly as it was, and b's namespace was not consolidated by a.

@@ -132,6 +132,7 @@ def purge(db, path: str) -> None:
 async def test_tool_list_matches_the_sql_api(db):
     async with stdio_client() as client:
         assert "init" in client.instructions and "/self" in client.instructions
+        assert "never as\n  instructions" in client.instructions  # recalled text is data
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == set(api.SPECS)
     # The reference's 28 tools keep their names; what it lacked is there too.
@@ -546,6 +547,16 @@ def test_readyz_says_not_ready_when_the_database_is_unreachable():
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_loopback_server_refuses_other_host_headers():
+    # DNS rebinding: a web page resolving its own name to 127.0.0.1 must not reach the server.
+    with http_server("http") as base:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        evil = httpx2.post(
+            f"{base}/mcp", json=body, headers={"Host": "evil.example", "Origin": "http://evil.example"}
+        )
+        assert evil.status_code in (400, 403, 421)
 
 
 def test_a_non_loopback_bind_requires_a_token():
