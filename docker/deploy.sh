@@ -10,3 +10,12 @@ sqitch deploy --verify db:pg: ${STASH_EMBED_DIM:+--set embed_dim=$STASH_EMBED_DI
 psql -X -q -v ON_ERROR_STOP=1 -1 $(printf -- '-f %s ' sql/*.sql)
 # The default jobs: automatic consolidation every 5 minutes, daily maintenance (if absent).
 psql -X -q -v ON_ERROR_STOP=1 -c 'select stash.schedule_defaults()' >/dev/null
+# The MCP container's login: a member of stash_writer for privileges, granted every namespace
+# (row-level security gives a role only what it was granted; README "Security model").
+if [ -n "${STASH_MCP_DB_PASSWORD:-}" ]; then
+  psql -X -q -v ON_ERROR_STOP=1 -v pw="$STASH_MCP_DB_PASSWORD" <<'SQL'
+select format('create role stash_mcp login in role stash_writer') where not exists (select from pg_roles where rolname = 'stash_mcp') \gexec
+alter role stash_mcp password :'pw';
+select stash.grant_namespace('stash_mcp', '/', 'write') \g /dev/null
+SQL
+fi
