@@ -8,8 +8,6 @@ Run by `make bench` (bench/run.py), or alone against a deployed database:
 """
 
 import argparse
-import contextlib
-import os
 import random
 import threading
 import time
@@ -18,34 +16,11 @@ import uuid
 import anyio
 import psycopg
 from mcp import Client
-from mcp_latency import PG_ENV, STASH, free_port
+from mcp_latency import http_server
 from scale import pct, turns_and_questions
 
 NAMESPACES = [f"/bench/load/n{i}" for i in range(8)]
 RECALL_SHARE = 0.7
-
-
-@contextlib.contextmanager
-def http_server(pool_size: int):
-    import subprocess
-
-    import httpx2
-
-    port = free_port()
-    env = {"PATH": os.environ["PATH"], **PG_ENV, "STASH_MCP_POOL_SIZE": str(pool_size)}
-    proc = subprocess.Popen(
-        [STASH, "mcp", "--transport", "http", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
-    )
-    try:
-        for _ in range(300):
-            with contextlib.suppress(httpx2.HTTPError):
-                if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def setup(turns):
@@ -175,7 +150,7 @@ def run(seconds: float = 60, clients: int = 32, pool_size: int = 8):
     rows = [("load: clients, duration, recall share", f"{clients}, {seconds:.0f} s, {RECALL_SHARE:.0%}", "")]
 
     tally, tag = Tally(), f"mcp-{uuid.uuid4().hex[:8]}"
-    with http_server(pool_size) as url:
+    with http_server(STASH_MCP_POOL_SIZE=str(pool_size)) as url:
 
         async def all_clients():
             async with anyio.create_task_group() as tg:

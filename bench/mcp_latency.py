@@ -35,11 +35,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server():
+def http_server(**env: str):
+    """`stash mcp --transport http` on a free port, with extra environment; yields its /mcp URL."""
     port = free_port()
     proc = subprocess.Popen(
         [STASH, "mcp", "--transport", "http", "--port", str(port)],
-        env={"PATH": os.environ["PATH"], **PG_ENV},
+        env={"PATH": os.environ["PATH"], **PG_ENV, **env},
         stderr=subprocess.DEVNULL,
     )
     try:

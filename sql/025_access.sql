@@ -8,7 +8,7 @@
 -- can SET ROLE to it, so a grant to a shared group role would let every member escape its own
 -- limits. That is why grant_namespace refuses stash_owner, stash_writer and stash_reader.
 
-create function stash._readable_namespaces()
+create function stash._granted_namespaces(write boolean)
 returns bigint[]
 language sql
 stable
@@ -21,25 +21,10 @@ as $$
   select array(select n.id from stash.namespace_grants g
                  join stash.namespaces n on g.path = '/' or n.path = g.path
                                           or (n.path > g.path || '/' and n.path < g.path || '0')
-                where g.role_name = current_user);
+                where g.role_name = current_user and (not write or g.access = 'write'));
 $$;
-comment on function stash._readable_namespaces() is
-  'Ids of the namespaces whose data the calling role may read (row-level security; superusers and the owner bypass it).';
-
-create function stash._writable_namespaces()
-returns bigint[]
-language sql
-stable
-security invoker
-set search_path = pg_catalog, pg_temp
-as $$
-  select array(select n.id from stash.namespace_grants g
-                 join stash.namespaces n on g.path = '/' or n.path = g.path
-                                          or (n.path > g.path || '/' and n.path < g.path || '0')
-                where g.role_name = current_user and g.access = 'write');
-$$;
-comment on function stash._writable_namespaces() is
-  'Ids of the namespaces the calling role may write (row-level security; superusers and the owner bypass it).';
+comment on function stash._granted_namespaces(boolean) is
+  'Ids of the namespaces whose data the calling role may read (write false) or write (write true), for the row-level security policies; superusers and the owner bypass them.';
 
 create function stash._path_granted(path text, write boolean)
 returns boolean
@@ -108,5 +93,5 @@ comment on function stash.revoke_namespace(text, text) is
   'Removes a role''s grant on exactly this path (grants on other paths stay); false if there was none. For administrators. Errors: 22023 bad path.';
 -- Administration only: no client role gets EXECUTE on grant_namespace / revoke_namespace.
 -- The policies call these as the querying role.
-grant execute on function stash._readable_namespaces(), stash._writable_namespaces(), stash._path_granted(text, boolean)
+grant execute on function stash._granted_namespaces(boolean), stash._path_granted(text, boolean)
   to stash_writer, stash_reader;

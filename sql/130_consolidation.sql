@@ -529,7 +529,7 @@ begin
   -- Under row-level security, only the namespaces this role may write: the others' memory (an
   -- ancestor it sees as a bare path, a subtree it may only read) is not its to consolidate.
   if row_security_active('stash.consolidation_runs') then
-    ns_ids := array(select unnest(ns_ids) intersect select unnest(stash._writable_namespaces()));
+    ns_ids := array(select unnest(ns_ids) intersect select unnest(stash._granted_namespaces(true)));
     if cardinality(ns_ids) = 0 then
       raise exception 'role % may not write any namespace under %', current_user, namespace
         using errcode = 'insufficient_privilege';

@@ -9,8 +9,8 @@
 do $$
 declare
   t text;
-  readable text := 'namespace_id = any ((select stash._readable_namespaces())::bigint[])';
-  writable text := 'namespace_id = any ((select stash._writable_namespaces())::bigint[])';
+  readable text := 'namespace_id = any ((select stash._granted_namespaces(false))::bigint[])';
+  writable text := 'namespace_id = any ((select stash._granted_namespaces(true))::bigint[])';
 begin
   foreach t in array array['episodes', 'facts', 'fact_sources', 'relationships', 'patterns', 'causal_links',
                            'contradictions', 'hypotheses', 'goals', 'failures', 'contexts',
