@@ -217,6 +217,8 @@ declare
   conf real := stash._check_confidence(confidence);
   same stash.facts;
   old stash.facts;
+  olds bigint[] := '{}';
+  emb vector;
   new_id bigint;
 begin
   if (p is not null and e is null) or (v is not null and p is null) then
@@ -242,21 +244,24 @@ begin
       return;
     end if;
   end if;
-  insert into stash.facts (namespace_id, content, entity, property, value, confidence, origin, pinned, embedding, embedding_model)
-  select ns, c, e, p, v, conf, 'asserted', assert_fact.pinned, x.emb, case when x.emb is not null then stash._embedding_model() end
-    from (select stash._embed_or_null(c) as emb) x
-  returning id into new_id;
+  -- Lock what the new fact supersedes, embed, then take the ingest lock (130_consolidation): from
+  -- here to commit nothing waits on another session.
   if e is not null and p is not null then
-    -- A changed value supersedes every current fact of that entity and property, atomically.
-    for old in select * from stash.facts f
-                where f.namespace_id = ns and f.deleted_at is null and (f.valid_until is null or f.valid_until > now())
-                  and f.id <> new_id
-                  and f.entity_key = stash._key(e)
-                  and f.property_key = stash._key(p)
-                for update loop
-      perform stash._supersede(old, new_id, 'asserted', 'asserted by ' || current_user);
-    end loop;
+    olds := array(select f.id from stash.facts f
+                   where f.namespace_id = ns and f.deleted_at is null and (f.valid_until is null or f.valid_until > now())
+                     and f.entity_key = stash._key(e)
+                     and f.property_key = stash._key(p)
+                   order by f.id for update);
   end if;
+  emb := stash._embed_or_null(c);
+  perform stash._ingest_lock(ns);
+  insert into stash.facts (namespace_id, content, entity, property, value, confidence, origin, pinned, embedding, embedding_model)
+  values (ns, c, e, p, v, conf, 'asserted', assert_fact.pinned, emb, case when emb is not null then stash._embedding_model() end)
+  returning id into new_id;
+  -- A changed value supersedes every current fact of that entity and property, atomically.
+  for old in select * from stash.facts f where f.id = any (olds) order by f.id loop
+    perform stash._supersede(old, new_id, 'asserted', 'asserted by ' || current_user);
+  end loop;
   return query select * from stash.fact_details where id = new_id;
 end
 $$;
@@ -276,6 +281,7 @@ declare
   c text := coalesce(stash._check_text(content, 'content', 65536, false), old.content);
   v text := coalesce(stash._check_text(value, 'value', 4000, false), old.value);
   conf real := stash._check_confidence(coalesce(confidence, old.confidence));
+  emb vector;
   new_id bigint;
 begin
   if content is null and value is null and confidence is null then
@@ -288,10 +294,11 @@ begin
   if v is not null and old.property is null then
     raise exception 'fact % has no property, so it has no value to correct', old.id using errcode = 'invalid_parameter_value';
   end if;
+  emb := case when c = old.content then old.embedding else stash._embed_or_null(c) end;
+  perform stash._ingest_lock(old.namespace_id);  -- last lock, see assert_fact
   insert into stash.facts (namespace_id, content, entity, property, value, confidence, origin, pinned, embedding, embedding_model)
-  select old.namespace_id, c, old.entity, old.property, v, conf, 'corrected', old.pinned, x.emb,
-         case when x.emb is not null then stash._embedding_model() end
-    from (select case when c = old.content then old.embedding else stash._embed_or_null(c) end as emb) x
+  values (old.namespace_id, c, old.entity, old.property, v, conf, 'corrected', old.pinned, emb,
+          case when emb is not null then stash._embedding_model() end)
   returning facts.id into new_id;
   -- The corrected version keeps the original's sources.
   insert into stash.fact_sources (namespace_id, fact_id, episode_id)

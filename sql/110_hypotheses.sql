@@ -92,11 +92,13 @@ set search_path = pg_catalog, public, pg_temp
 as $$
 declare
   h stash.hypotheses := stash._hypothesis_for_update(id, '{testing}', 'confirmed');
+  emb vector;
   fact bigint;
 begin
+  emb := stash._embed_or_null(h.content);
+  perform stash._ingest_lock(h.namespace_id);  -- last lock, see assert_fact
   insert into stash.facts (namespace_id, content, confidence, origin, embedding, embedding_model)
-  select h.namespace_id, h.content, h.confidence, 'hypothesis', x.emb, case when x.emb is not null then stash._embedding_model() end
-    from (select stash._embed_or_null(h.content) as emb) x
+  values (h.namespace_id, h.content, h.confidence, 'hypothesis', emb, case when emb is not null then stash._embedding_model() end)
   returning facts.id into fact;
   update stash.hypotheses x
      set status = 'confirmed', confirmed_at = now(), confirmed_fact_id = fact, updated_at = now()

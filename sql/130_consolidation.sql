@@ -90,10 +90,13 @@ as $$
 $$;
 comment on function stash._advance_checkpoint(bigint, text, bigint) is 'Moves a consolidation cursor forward (never back).';
 
--- Checkpoints are ids, and ids are handed out before their transactions commit: an episode with
--- a smaller id can become visible after a larger one was consolidated and the checkpoint moved past
--- it. So writers of episodes hold a shared "ingest" lock on their namespace from insert to commit,
--- and a consolidation reads new episodes only up to a bound taken while no writer was in flight.
+-- Checkpoints are ids, and ids are handed out before their transactions commit: an episode (or a
+-- fact asserted, corrected or confirmed by a client) with a smaller id can become visible after a
+-- larger one was consolidated and the checkpoint moved past it. So writers hold a shared "ingest"
+-- lock on their namespace from insert to commit, and each stage reads new rows only up to a bound
+-- taken while no writer was in flight. Writers take the lock after every other lock they need and
+-- wait on nothing after it, so a consolidation (which holds row locks from earlier stages) waiting
+-- for them cannot deadlock.
 create function stash._ingest_lock(ns bigint)
 returns void
 language sql
@@ -106,7 +109,7 @@ $$;
 comment on function stash._ingest_lock(bigint) is
   'Taken by writers of episodes, insert to commit, so that a consolidation can wait for them (stash._ingest_bound).';
 
-create function stash._ingest_bound(ns bigint)
+create function stash._ingest_bound(ns bigint, facts boolean default false)
 returns bigint
 language plpgsql
 volatile
@@ -130,12 +133,17 @@ begin
     perform pg_advisory_lock(1398034505, key);
   exception when lock_not_available then
     perform set_config('lock_timeout', old_timeout, true);
-    -- Writers kept the namespace busy: take nothing new this time (retries still run).
-    return stash._checkpoint(ns, 'facts');
+    -- Writers kept the namespace busy: take nothing new this time (retries still run; a bound of 0
+    -- is below every checkpoint).
+    return 0;
   end;
   perform set_config('lock_timeout', old_timeout, true);
   begin
-    select coalesce(max(e.id), 0) into bound from stash.episodes e where e.namespace_id = ns;
+    if facts then
+      select coalesce(max(f.id), 0) into bound from stash.facts f where f.namespace_id = ns;
+    else
+      select coalesce(max(e.id), 0) into bound from stash.episodes e where e.namespace_id = ns;
+    end if;
   exception when others or query_canceled then
     perform pg_advisory_unlock(1398034505, key);
     raise;
@@ -144,8 +152,8 @@ begin
   return bound;
 end
 $$;
-comment on function stash._ingest_bound(bigint) is
-  'The largest episode id of a namespace below which every episode is committed (waits up to 2 s for in-flight writers).';
+comment on function stash._ingest_bound(bigint, boolean) is
+  'The largest episode (or fact) id of a namespace up to which every row is committed; waits up to 2 s for in-flight writers, else 0 (nothing new this time).';
 
 create function stash._record_failure(ns bigint, stage_name text, episode_ids bigint[], error text,
                                       fact_ids bigint[] default '{}')
@@ -215,19 +223,24 @@ comment on function stash._item_done(bigint, text, bigint[], bigint[]) is
 
 create function stash._new_facts(ns bigint, stage_name text, cp bigint, n int)
 returns bigint[]
-language sql
-stable
+language plpgsql
+volatile
 security invoker
 set search_path = pg_catalog, pg_temp
 as $$
-  select array(select x.id from stash.facts x
+declare
+  bound bigint := stash._ingest_bound(ns, true);
+begin
+  return array(select x.id from stash.facts x
                 where x.namespace_id = ns and x.deleted_at is null and (x.valid_until is null or x.valid_until > now())
-                  and (x.id > cp or exists (select from stash.consolidation_failures q where q.namespace_id = ns
-                                              and q.stage = stage_name and q.fact_id = x.id and not q.dead))
+                  and ((x.id > cp and x.id <= bound)
+                       or exists (select from stash.consolidation_failures q where q.namespace_id = ns
+                                   and q.stage = stage_name and q.fact_id = x.id and not q.dead))
                 order by x.id limit n);
+end
 $$;
 comment on function stash._new_facts(bigint, text, bigint, int) is
-  'Current facts after a stage''s checkpoint, plus those waiting for a retry, oldest first.';
+  'Current facts after a stage''s checkpoint (up to the ingest bound), plus those waiting for a retry, oldest first.';
 
 -- Stage 1: episodes -> facts, with inline contradiction handling.
 create function stash._stage_facts(ns bigint)
@@ -549,7 +562,7 @@ comment on function stash.consolidate(text, text) is
 
 grant execute on function stash.consolidate(text, text), stash._consolidate_namespace(bigint, text), stash._stage_facts(bigint),
   stash._stage_decay(bigint, timestamptz), stash._reason(text, jsonb, bigint), stash._bump(jsonb, jsonb), stash._usage(jsonb),
-  stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint), stash._ingest_bound(bigint),
+  stash._checkpoint(bigint, text), stash._advance_checkpoint(bigint, text, bigint), stash._ingest_bound(bigint, boolean),
   stash._ingest_lock(bigint),
   stash._record_failure(bigint, text, bigint[], text, bigint[]),
   stash._item_failed(bigint, text, jsonb, bigint[], bigint[], text, text, text), stash._new_facts(bigint, text, bigint, int),

@@ -12,6 +12,7 @@ as $$
 declare
   c jsonb := '{"relationships_found": 0}';
   cp bigint := stash._checkpoint(ns, 'relationships');
+  batch bigint[] := stash._new_facts(ns, 'relationships', cp, 50);
   f record;
   r jsonb;
   edge jsonb;
@@ -21,7 +22,7 @@ declare
   detail text;
 begin
   for f in select x.id, x.content, x.entity, x.property, x.value from stash.facts x
-            where x.id = any (stash._new_facts(ns, 'relationships', cp, 50)) order by x.id loop
+            where x.id = any (batch) order by x.id loop
     last_id := greatest(last_id, f.id);
     begin
       r := stash._reason('relationships', jsonb_build_object('fact', f.content, 'entity', f.entity, 'prop', f.property,

@@ -84,6 +84,7 @@ def test_concurrent_consolidations_and_writers_lose_nothing_and_duplicate_nothin
     with psycopg.connect(autocommit=True) as c:
         fresh(c, ns)
     acknowledged: list[int] = []
+    asserted: list[int] = []
     checkpoints: list[int] = []
     errors: list[BaseException] = []
     writing = threading.Event()
@@ -96,6 +97,24 @@ def test_concurrent_consolidations_and_writers_lose_nothing_and_duplicate_nothin
                     text = f"Person{w}x{i} lives in Town{w}x{i}"
                     acknowledged.append(one(c, "select stash.remember(%s, %s)", ns, text))
         except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    def fact_writer(w: int) -> None:
+        # Facts written by clients go through the fact stages too (relationships, causal, ...).
+        try:
+            with psycopg.connect(autocommit=True) as c:
+                for i in range(15):
+                    asserted.append(
+                        one(
+                            c,
+                            "select id from stash.assert_fact(%s, %s, %s, 'uses', %s)",
+                            ns,
+                            f"Team{w}x{i} uses Tool{w}x{i}",
+                            f"Team{w}x{i}",
+                            f"Tool{w}x{i}",
+                        )
+                    )
+        except BaseException as e:  # noqa: BLE001
             errors.append(e)
 
     def consolidator() -> None:
@@ -114,6 +133,7 @@ def test_concurrent_consolidations_and_writers_lose_nothing_and_duplicate_nothin
                 time.sleep(0.01)
 
     writers = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    writers += [threading.Thread(target=fact_writer, args=(w,)) for w in range(2)]
     others = [threading.Thread(target=consolidator) for _ in range(4)] + [threading.Thread(target=monitor)]
     for t in writers + others:
         t.start()
@@ -333,4 +353,37 @@ def test_a_hot_standby_serves_recall_and_refuses_writes(standby):
             s.execute("select stash.remember(%s, 'no writes here')", (ns,))
         assert one(s, "select (stash.status()->>'read_only')::boolean")
     with psycopg.connect(autocommit=True) as c:
+        c.execute("select stash.purge(namespace => %s)", (ns,))
+
+
+def test_rows_committed_after_a_later_id_are_still_consolidated():
+    """The race behind the ingest lock, made deterministic: an episode and a fact get their ids,
+    then stay uncommitted while later ones commit and a consolidation runs."""
+    ns = "/faults/late"
+    with psycopg.connect(autocommit=True) as c:
+        fresh(c, ns)
+        nid = one(c, "select id from stash.namespaces where path = %s", ns)
+    with psycopg.connect() as slow, psycopg.connect(autocommit=True) as c:
+        early_episode = one(slow, "select stash.remember(%s, 'Early Ann lives in Oslo')", ns)
+        early_fact = one(
+            slow, "select id from stash.assert_fact(%s, 'Early Ann uses Vim', 'Early Ann', 'uses', 'Vim')", ns
+        )
+        late_episode = one(c, "select stash.remember(%s, 'Late Bo lives in Rome')", ns)
+        late_fact = one(
+            c, "select id from stash.assert_fact(%s, 'Late Bo uses Emacs', 'Late Bo', 'uses', 'Emacs')", ns
+        )
+        assert early_episode < late_episode and early_fact < late_fact
+        # Writers are in flight: the stages wait briefly, then take nothing new (no checkpoint moves
+        # past the uncommitted rows).
+        c.execute("select stash.consolidate(%s)", (ns,))
+        slow.commit()
+        c.execute("select stash.consolidate(%s)", (ns,))
+        sourced = c.execute(
+            "select array_agg(distinct episode_id) from stash.fact_sources where namespace_id = %s", (nid,)
+        ).fetchone()[0]
+        assert {early_episode, late_episode} <= set(sourced)
+        linked = c.execute(
+            "select array_agg(source_fact_id) from stash.relationships where namespace_id = %s", (nid,)
+        ).fetchone()[0]
+        assert {early_fact, late_fact} <= set(linked)
         c.execute("select stash.purge(namespace => %s)", (ns,))
