@@ -188,6 +188,7 @@ class Param:
     required: bool
     default: Any = None
     has_default: bool = False
+    default_sql: str | None = None  # as pg_get_function_arg_default shows it
 
     @property
     def public_name(self) -> str:
@@ -381,7 +382,7 @@ def build_catalog(functions: list[dict[str, Any]], settings: dict[str, Any]) -> 
                     f"stash.{name}: parameter {a['name']} has type {a['type']}, unknown to stash.api"
                 )
             known, default = parse_default(a["default"], a["type"])
-            params.append(Param(a["name"], a["type"], a["default"] is None, default, known))
+            params.append(Param(a["name"], a["type"], a["default"] is None, default, known, a["default"]))
         tools[name] = Tool(name, f["description"], spec, params, _schema(name, spec, params, settings))
     return tools
 
@@ -414,18 +415,14 @@ def _schema(name: str, spec: Spec, params: list[Param], settings: dict[str, Any]
             s["description"] = doc if "description" not in s else f"{doc}; {s['description']}"
         if p.has_default and p.default is not None and p.name != SKIP:
             s["default"] = p.default
-        if not p.has_default and not p.required:
-            s["description"] = (s.get("description", "") + "; default: now").lstrip("; ")
+        if not p.has_default and not p.required:  # an expression such as now()
+            s["description"] = "; ".join(filter(None, [s.get("description"), f"default: {p.default_sql}"]))
         # Optional parameters whose default is NULL may be passed as null.
         if p.has_default and p.default is None:
-            s = (
-                {"anyOf": [s, {"type": "null"}]}
-                if "description" not in s
-                else {
-                    "anyOf": [{k: v for k, v in s.items() if k != "description"}, {"type": "null"}],
-                    "description": s["description"],
-                }
-            )
+            description = s.pop("description", None)
+            s = {"anyOf": [s, {"type": "null"}]}
+            if description:
+                s["description"] = description
         props[p.public_name] = s
         if p.required:
             required.append(p.public_name)
