@@ -604,8 +604,18 @@ async def test_cancelling_consolidate_cancels_the_query_and_keeps_nothing_partia
     ns = "/mcp/cancel"
     purge(db, ns)
     db.execute("select stash.create_namespace(%s)", (ns,))
-    topics = ["deploys", "billing", "the cache", "hiring", "the roadmap", "backups", "pricing", "support"]
-    db.execute("select stash.remember_many(%s, %s)", (ns, [f"We talked about {t} today" for t in topics]))
+    # Unlike each other: eight clusters, eight model calls of a second each before later stages.
+    said = [
+        "The deploy runs on Fridays",
+        "Billing moved to Stripe",
+        "The cache uses Redis",
+        "Hiring is paused until March",
+        "The roadmap has three themes",
+        "Backups run nightly at two",
+        "Prices double in May",
+        "Support answers within a day",
+    ]
+    db.execute("select stash.remember_many(%s, %s)", (ns, said))
 
     def slow(body):  # every reasoner call takes a second: the run would need 8 s or more
         clock.sleep(1)
