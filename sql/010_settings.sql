@@ -9,6 +9,7 @@ insert into stash.settings (key, value, description) values
   ('embedding.timeout',            '30',                  'Seconds before an embedding request times out (openai provider)'),
   ('embedding.max_retries',        '2',                   'Retries of a failed embedding request (openai provider)'),
   ('embedding.batch_size',         '64',                  'Texts per embedding request (openai provider)'),
+  ('embedding.cache_max_age',      '"30 days"',           'Cached embeddings older than this are dropped by the daily maintenance (recomputed when needed again)'),
   ('embedding.threads',            '0',                   'onnxruntime threads per backend for the local model (0 = one per core)'),
   ('episode.max_bytes',            '32768',               'Largest episode content accepted by remember, in bytes'),
   ('recall.max_k',                 '100',                 'Largest k (results per call) recall accepts'),

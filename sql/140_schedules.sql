@@ -114,6 +114,10 @@ begin
   end loop;
   delete from stash.contexts c where c.expires_at <= now();
   commit;
+  -- The cache only grows otherwise (every new query adds a row).
+  delete from stash.embedding_cache c
+   where c.created_at < now() - (stash._setting('embedding.cache_max_age') ->> 0)::interval;
+  commit;
   begin
     perform stash.backfill_embeddings(backfill_rows);
   exception when external_routine_exception then
@@ -122,7 +126,7 @@ begin
 end
 $$;
 comment on procedure stash.run_maintenance(int) is
-  'Daily upkeep, run by the stash.maintenance job: decay in every namespace, expired contexts removed, pending embeddings backfilled.';
+  'Daily upkeep, run by the stash.maintenance job: decay in every namespace, expired contexts removed, cached embeddings older than embedding.cache_max_age dropped, pending embeddings backfilled.';
 
 create function stash.schedule_defaults(auto_consolidate text default '*/5 * * * *', maintenance text default '17 3 * * *')
 returns setof stash.consolidation_schedules

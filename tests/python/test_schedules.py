@@ -82,3 +82,28 @@ def test_pg_cron_runs_a_scheduled_consolidation(c):
         "where namespace_id = stash._namespace_id('/cronrun')"
     ).fetchone()
     assert run == ("cron", "succeeded")
+
+
+def test_maintenance_drops_old_cache_rows_and_expired_contexts_and_keeps_the_rest(c):
+    c.execute("select stash.create_namespace('/auto/maint')")
+    c.execute("select stash.embed(array['a fresh cache row for maintenance'])")
+    c.execute("select stash.embed(array['an old cache row for maintenance'])")
+    old = c.execute("select sha256(convert_to('an old cache row for maintenance', 'UTF8'))").fetchone()[0]
+    fresh = c.execute("select sha256(convert_to('a fresh cache row for maintenance', 'UTF8'))").fetchone()[0]
+    c.execute(
+        "update stash.embedding_cache set created_at = now() - interval '31 days' where text_hash = %s",
+        (old,),
+    )
+    c.execute("select stash.set_context('/auto/maint', 'soon gone', ttl => '1 second')")
+    time.sleep(1.1)
+    c.execute("call stash.run_maintenance()")
+    cached = {
+        r[0]
+        for r in c.execute(
+            "select text_hash from stash.embedding_cache where text_hash = any(%s)", ([old, fresh],)
+        )
+    }
+    assert cached == {fresh}
+    assert not c.execute(
+        "select 1 from stash.contexts where namespace_id = stash._namespace_id('/auto/maint')"
+    ).fetchone()
