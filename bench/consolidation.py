@@ -8,7 +8,6 @@
   clusters + facts + 1 per later stage that reaches the model) spends on the same input.
 """
 
-import json
 import pathlib
 import random
 import sys
@@ -18,7 +17,7 @@ import psycopg
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "python"))
 import scale  # noqa: E402
-from fake_openai import FakeOpenAI  # noqa: E402 - the scripted server the tests use
+from fake_openai import FakeOpenAI, use_as_reasoner, well_behaved  # noqa: E402 - the tests' scripted server
 
 PEOPLE = [
     "Alice",
@@ -108,47 +107,11 @@ def rules_at_scale(conn, turns):
     return rows
 
 
-def respond(body: dict) -> str:
-    """A well-behaved model: a valid, minimal answer to each task."""
-    fmt = body.get("response_format", {})
-    task = fmt.get("json_schema", {}).get("name", "")
-    prompt = body["messages"][1]["content"]
-    if task == "structured_fact":
-        events = [line[2:] for line in prompt.split("\n") if line.startswith("- ")]
-        speaker, _, said = events[-1].partition(": ")
-        return json.dumps(
-            {
-                "entity": speaker,
-                "property": None,
-                "value": None,
-                "summary": f"{speaker} mentioned that {said}",
-            }
-        )
-    if task == "contradiction":
-        return json.dumps({"classification": "compatible", "confidence": 0.8, "explanation": "both can hold"})
-    key = {
-        "relationships": "relationships",
-        "causal_links": "links",
-        "patterns": "patterns",
-        "goal_progress": "assessments",
-        "failure_patterns": "findings",
-        "hypothesis_evidence": "verdicts",
-    }[task]
-    return json.dumps({key: []})
-
-
 def llm_cost(conn, turns):
     with FakeOpenAI() as server:
-        server.chat_responder = respond
+        server.chat_responder = well_behaved
         conn.execute("select stash.create_namespace('/bench/llm')")
-        settings = {
-            "reasoner.provider": "openai",
-            "reasoner.model": "scripted",
-            "reasoner.base_url": server.base_url,
-        }
-        conn.execute(
-            "update stash.namespaces set settings = %s where path = '/bench/llm'", (json.dumps(settings),)
-        )
+        use_as_reasoner(conn, "/bench/llm", server.base_url, model="scripted")
         conn.execute("select stash.remember_many('/bench/llm', %s)", (turns[:100],))
         result = conn.execute("select stash.consolidate('/bench/llm') -> 'namespaces' -> 0").fetchone()[0]
         facts = result["facts_created"] + result["facts_deduplicated"]

@@ -25,3 +25,15 @@ def conn():
     with psycopg.connect(autocommit=False) as c:
         yield c
         c.rollback()
+
+
+def one(c, query: str, *params):
+    """The first column of the first row (None if there is no row)."""
+    row = c.execute(query, params).fetchone()
+    return row[0] if row else None
+
+
+def purge_namespace(c, path: str) -> None:
+    """Remove a namespace subtree a test made, if it is there (autocommit connection)."""
+    if one(c, "select 1 from stash.namespaces where path = %s", path):
+        c.execute("select stash.purge(namespace => %s)", (path,))

@@ -15,6 +15,36 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+def well_behaved(body: dict) -> str:
+    """A model that gives a valid, minimal answer to every consolidation task (a chat_responder)."""
+    task = body.get("response_format", {}).get("json_schema", {}).get("name", "")
+    if task == "structured_fact":
+        events = [line[2:] for line in body["messages"][1]["content"].split("\n") if line.startswith("- ")]
+        speaker, sep, said = events[-1].partition(": ")
+        if not sep:  # not a "speaker: text" turn
+            speaker, said = "team", events[-1]
+        summary = f"{speaker} mentioned that {said}"
+        return json.dumps({"entity": speaker, "property": None, "value": None, "summary": summary})
+    if task == "contradiction":
+        return json.dumps({"classification": "compatible", "confidence": 0.8, "explanation": "both can hold"})
+    key = {
+        "relationships": "relationships",
+        "causal_links": "links",
+        "patterns": "patterns",
+        "goal_progress": "assessments",
+        "failure_patterns": "findings",
+        "hypothesis_evidence": "verdicts",
+    }[task]
+    return json.dumps({key: []})
+
+
+def use_as_reasoner(conn, namespace: str, base_url: str, model: str = "fake", **settings) -> None:
+    """Point a namespace's reasoner at a fake server; keyword arguments are other reasoner.* settings."""
+    values = {"reasoner.provider": "openai", "reasoner.model": model, "reasoner.base_url": base_url}
+    values |= {f"reasoner.{key}": value for key, value in settings.items()}
+    conn.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(values), namespace))
+
+
 def fake_vector(text: str, dimensions: int) -> list[float]:
     digest = hashlib.sha256(text.encode()).digest()
     raw = [digest[i % len(digest)] - 127.5 + i % 7 for i in range(dimensions)]

@@ -7,7 +7,7 @@ import subprocess
 
 import psycopg
 import pytest
-from conftest import ROOT
+from conftest import ROOT, purge_namespace
 
 STASH = str(ROOT / ".venv" / "bin" / "stash")
 PG_ENV = {k: os.environ[k] for k in ("PGHOST", "PGPORT", "PGDATABASE", "PGUSER") if k in os.environ}
@@ -24,17 +24,12 @@ def stash(*args, env=None):
     )
 
 
-def purge(c):
-    if c.execute("select 1 from stash.namespaces where path = %s", (NS,)).fetchone():
-        c.execute("select stash.purge(namespace => %s)", (NS,))
-
-
 @pytest.fixture
 def db():
     with psycopg.connect(autocommit=True) as c:
-        purge(c)
+        purge_namespace(c, NS)
         yield c
-        purge(c)
+        purge_namespace(c, NS)
 
 
 def test_a_terminal_session(db):

@@ -7,7 +7,7 @@ import threading
 
 import psycopg
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, use_as_reasoner
 
 FACT = {
     "entity": "staging",
@@ -29,14 +29,7 @@ def ns():
 
 
 def use_reasoner(c, base_url, ns):
-    settings = {
-        "reasoner.provider": "openai",
-        "reasoner.model": "fake-chat",
-        "reasoner.base_url": base_url,
-        "reasoner.timeout": 2,
-        "reasoner.max_retries": 0,
-    }
-    c.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(settings), ns))
+    use_as_reasoner(c, ns, base_url, model="fake-chat", timeout=2, max_retries=0)
 
 
 def run(c, ns):

@@ -5,7 +5,6 @@ timing out: test_consolidation.py.)"""
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import shutil
@@ -15,8 +14,8 @@ import time
 
 import psycopg
 import pytest
-from conftest import TEST_RT
-from fake_openai import FakeOpenAI
+from conftest import TEST_RT, one, purge_namespace
+from fake_openai import FakeOpenAI, use_as_reasoner, well_behaved
 
 PG_BIN = pathlib.Path("/usr/lib/postgresql/15/bin")
 
@@ -43,40 +42,8 @@ def server_pythonpath() -> str:
 
 
 def fresh(c, path: str) -> None:
-    if c.execute("select 1 from stash.namespaces where path = %s", (path,)).fetchone():
-        c.execute("select stash.purge(namespace => %s)", (path,))
+    purge_namespace(c, path)
     c.execute("select stash.create_namespace(%s)", (path,))
-
-
-def one(c, query: str, *params):
-    return c.execute(query, params).fetchone()[0]
-
-
-def use_llm(c, ns: str, base_url: str) -> None:
-    settings = {
-        "reasoner.provider": "openai",
-        "reasoner.model": "fake",
-        "reasoner.base_url": base_url,
-        "reasoner.timeout": 30,
-        "reasoner.max_retries": 0,
-    }
-    c.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(settings), ns))
-
-
-def good_answer(body: dict) -> str:
-    task = body.get("response_format", {}).get("json_schema", {}).get("name", "")
-    if task == "structured_fact":
-        said = [line[2:] for line in body["messages"][1]["content"].split("\n") if line.startswith("- ")][-1]
-        return json.dumps({"entity": "team", "property": None, "value": None, "summary": f"Noted: {said}"})
-    key = {
-        "relationships": "relationships",
-        "causal_links": "links",
-        "patterns": "patterns",
-        "goal_progress": "assessments",
-        "failure_patterns": "findings",
-        "hypothesis_evidence": "verdicts",
-    }[task]
-    return json.dumps({key: []})
 
 
 def test_concurrent_consolidations_and_writers_lose_nothing_and_duplicate_nothing():
@@ -184,7 +151,7 @@ def test_truncated_json_fails_the_items_and_the_next_run_completes_them():
     ns = "/faults/truncated"
     with psycopg.connect(autocommit=True) as c, FakeOpenAI() as llm:
         fresh(c, ns)
-        use_llm(c, ns, llm.base_url)
+        use_as_reasoner(c, ns, llm.base_url, timeout=30, max_retries=0)
         c.execute(
             "select stash.remember_many(%s, %s)", (ns, ["The release is on Monday", "The team uses Go"])
         )
@@ -203,7 +170,7 @@ def test_truncated_json_fails_the_items_and_the_next_run_completes_them():
             )
             >= 1
         )
-        llm.chat_responder = good_answer
+        llm.chat_responder = well_behaved
         c.execute("select stash.consolidate(%s)", (ns,))
         assert (
             one(
@@ -237,12 +204,12 @@ def test_a_database_restart_in_the_middle_of_a_consolidation_loses_nothing():
 
     def slow(body: dict) -> str:
         time.sleep(1)
-        return good_answer(body)
+        return well_behaved(body)
 
     with FakeOpenAI() as llm:
         llm.chat_responder = slow
         with psycopg.connect(autocommit=True) as c:
-            use_llm(c, ns, llm.base_url)
+            use_as_reasoner(c, ns, llm.base_url, timeout=30, max_retries=0)
         outcome: list[BaseException] = []
 
         def run() -> None:
@@ -280,7 +247,7 @@ def test_a_database_restart_in_the_middle_of_a_consolidation_loses_nothing():
                 one(c, "select count(*) from stash.consolidation_progress where namespace_id = %s", nid) == 0
             )
             assert one(c, "select count(*) from stash.episodes where namespace_id = %s", nid) == 6
-            llm.chat_responder = good_answer
+            llm.chat_responder = well_behaved
             c.execute("select stash.consolidate(%s)", (ns,))
             assert (
                 one(

@@ -330,7 +330,7 @@ def test_prompt_injection_in_memories_cannot_reach_other_namespaces(db):
     id: the answer is validated against the ids it was given, so nothing crosses over."""
     import json
 
-    from fake_openai import FakeOpenAI
+    from fake_openai import FakeOpenAI, use_as_reasoner, well_behaved
 
     ns, other = f"{SANDBOX}/pi", f"{SANDBOX}/pi-other"
     for path in (ns, other):
@@ -351,34 +351,13 @@ def test_prompt_injection_in_memories_cannot_reach_other_namespaces(db):
 
     def obedient(body):
         task = body.get("response_format", {}).get("json_schema", {}).get("name", "")
-        if task == "structured_fact":
-            return json.dumps(
-                {"entity": "deploy", "property": "status", "value": "failed", "summary": "The deploy failed"}
-            )
         if task == "causal_links":
             return json.dumps({"links": [{"cause_id": foreign, "effect_id": foreign + 1, "confidence": 1.0}]})
-        key = {
-            "relationships": "relationships",
-            "patterns": "patterns",
-            "goal_progress": "assessments",
-            "failure_patterns": "findings",
-            "hypothesis_evidence": "verdicts",
-            "contradiction": None,
-        }.get(task)
-        return json.dumps(
-            {key: []} if key else {"classification": "compatible", "confidence": 0.5, "explanation": "n/a"}
-        )
+        return well_behaved(body)
 
     with FakeOpenAI() as llm:
         llm.chat_responder = obedient
-        settings = {
-            "reasoner.provider": "openai",
-            "reasoner.model": "fake",
-            "reasoner.base_url": llm.base_url,
-            "reasoner.timeout": 5,
-            "reasoner.max_retries": 0,
-        }
-        db.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(settings), ns))
+        use_as_reasoner(db, ns, llm.base_url, timeout=5, max_retries=0)
         db.execute("select stash.consolidate(%s)", (ns,))
     links = db.execute(
         "select count(*) from stash.causal_links where cause_fact_id = %s or effect_fact_id = %s",

@@ -15,7 +15,7 @@ import anyio
 import httpx2
 import psycopg
 import pytest
-from conftest import ROOT
+from conftest import ROOT, one, purge_namespace
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
@@ -114,16 +114,6 @@ def assert_no_vectors(value: Any) -> None:
         assert not (len(value) > 50 and all(isinstance(v, float) for v in value)), "a vector in a result"
         for v in value:
             assert_no_vectors(v)
-
-
-def one(db, query: str, *params) -> Any:
-    row = db.execute(query, params).fetchone()
-    return row[0] if row else None
-
-
-def purge(db, path: str) -> None:
-    if one(db, "select 1 from stash.namespaces where path = %s", path):
-        db.execute("select stash.purge(namespace => %s)", (path,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,7 +220,7 @@ def test_every_public_function_is_a_tool_or_deliberately_not(db):
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_every_tool_works_end_to_end(db, transport):
     ns = f"/mcp/{transport}"
-    purge(db, ns)
+    purge_namespace(db, ns)
     called: set[str] = set()
 
     async def t(tool: str, args: dict[str, Any] | None = None, **kw) -> dict[str, Any]:
@@ -429,7 +419,7 @@ async def test_every_tool_works_end_to_end(db, transport):
         assert not one(db, "select 1 from stash.namespaces where path = %s", f"{ns}/scratch")
 
     assert called == set(api.SPECS), f"not exercised: {set(api.SPECS) - called}"
-    purge(db, ns)
+    purge_namespace(db, ns)
 
 
 async def test_invalid_arguments_are_tool_errors_and_the_server_keeps_serving(db):
@@ -463,7 +453,7 @@ async def test_invalid_arguments_are_tool_errors_and_the_server_keeps_serving(db
 
 async def test_an_agent_session_following_the_protocol(db):
     ns = "/users/dana"
-    purge(db, ns)
+    purge_namespace(db, ns)
     async with stdio_client() as agent:
         await call(agent, "init")
         known = {r["path"] for r in (await call(agent, "list_namespaces"))["results"]}
@@ -507,7 +497,7 @@ async def test_an_agent_session_following_the_protocol(db):
         ]
         assert self_hits[0]["content"] == "I answer Dana in Portuguese"
     assert one(db, "select agent from stash.episodes where content = 'Dana works at Initech'") == "test-agent"
-    purge(db, ns)
+    purge_namespace(db, ns)
     db.execute("select stash.forget(about => 'I answer Dana in Portuguese', namespaces => '{/self}')")
 
 
@@ -596,13 +586,12 @@ def test_conninfo_finds_the_checkout_cluster_without_environment(tmp_path, monke
 
 
 async def test_cancelling_consolidate_cancels_the_query_and_keeps_nothing_partial(db):
-    import json
     import time as clock
 
-    from fake_openai import FakeOpenAI
+    from fake_openai import FakeOpenAI, use_as_reasoner
 
     ns = "/mcp/cancel"
-    purge(db, ns)
+    purge_namespace(db, ns)
     db.execute("select stash.create_namespace(%s)", (ns,))
     # Unlike each other: eight clusters, eight model calls of a second each before later stages.
     said = [
@@ -623,14 +612,7 @@ async def test_cancelling_consolidate_cancels_the_query_and_keeps_nothing_partia
 
     with FakeOpenAI() as llm:
         llm.chat_responder = slow
-        settings = {
-            "reasoner.provider": "openai",
-            "reasoner.model": "fake",
-            "reasoner.base_url": llm.base_url,
-            "reasoner.timeout": 30,
-            "reasoner.max_retries": 0,
-        }
-        db.execute("update stash.namespaces set settings = %s where path = %s", (json.dumps(settings), ns))
+        use_as_reasoner(db, ns, llm.base_url, timeout=30, max_retries=0)
         async with stdio_client() as client:
             started = clock.monotonic()
             with anyio.move_on_after(2):
@@ -649,12 +631,12 @@ async def test_cancelling_consolidate_cancels_the_query_and_keeps_nothing_partia
     assert one(db, "select count(*) from stash.consolidation_runs where namespace_id = %s", nid) == 0
     assert one(db, "select count(*) from stash.consolidation_progress where namespace_id = %s", nid) == 0
     assert one(db, "select count(*) from stash.facts where namespace_id = %s", nid) == 0
-    purge(db, ns)
+    purge_namespace(db, ns)
 
 
 async def test_the_server_acts_as_the_configured_role_and_sees_only_its_namespaces(db):
     for path in ("/iso/a", "/iso/b"):
-        purge(db, path)
+        purge_namespace(db, path)
     db.execute("drop role if exists t_mcp_agent")
     db.execute("create role t_mcp_agent in role stash_writer")
     try:
@@ -682,7 +664,7 @@ async def test_the_server_acts_as_the_configured_role_and_sees_only_its_namespac
         )
     finally:
         for path in ("/iso/a", "/iso/b"):
-            purge(db, path)
+            purge_namespace(db, path)
         db.execute("delete from stash.namespace_grants where role_name = 't_mcp_agent'")
         db.execute("delete from stash.embedding_cache where role_name = 't_mcp_agent'")
         db.execute("drop role t_mcp_agent")

@@ -5,6 +5,7 @@ import time
 
 import psycopg
 import pytest
+from conftest import purge_namespace
 
 
 @pytest.fixture
@@ -12,8 +13,7 @@ def c():
     with psycopg.connect(autocommit=True) as conn:
         yield conn
         for path in ("/auto", "/cronrun"):
-            if conn.execute("select 1 from stash.namespaces where path = %s", (path,)).fetchone():
-                conn.execute("select stash.purge(namespace => %s)", (path,))
+            purge_namespace(conn, path)
         conn.execute("select stash.unschedule_consolidation('/cronrun')")
 
 
