@@ -29,26 +29,22 @@ $$;
 alter table stash.namespaces enable row level security;
 -- The grant conditions are written out rather than calling stash._path_granted: these run once per
 -- row, and a function with a SET clause is never inlined.
+do $$
+declare
+  writable text := 'exists (select from stash.namespace_grants g
+                             where g.role_name = current_user and g.access = ''write''
+                               and (g.path = ''/'' or namespaces.path = g.path or starts_with(namespaces.path, g.path || ''/'')))';
+begin
+  execute format('create policy insert on stash.namespaces for insert with check (%s)', writable);
+  execute format('create policy update on stash.namespaces for update using (%s) with check (%s)', writable, writable);
+  execute format('create policy delete on stash.namespaces for delete using (%s)', writable);
+end
+$$;
 create policy read on stash.namespaces for select using (
   path = '/' or exists (select from stash.namespace_grants g
                          where g.role_name = current_user
                            and (g.path = '/' or namespaces.path = g.path or starts_with(namespaces.path, g.path || '/')
                                 or starts_with(g.path, namespaces.path || '/'))));
-create policy insert on stash.namespaces for insert with check (
-  exists (select from stash.namespace_grants g
-           where g.role_name = current_user and g.access = 'write'
-             and (g.path = '/' or namespaces.path = g.path or starts_with(namespaces.path, g.path || '/'))));
-create policy update on stash.namespaces for update
-  using (exists (select from stash.namespace_grants g
-                  where g.role_name = current_user and g.access = 'write'
-                    and (g.path = '/' or namespaces.path = g.path or starts_with(namespaces.path, g.path || '/'))))
-  with check (exists (select from stash.namespace_grants g
-                       where g.role_name = current_user and g.access = 'write'
-                         and (g.path = '/' or namespaces.path = g.path or starts_with(namespaces.path, g.path || '/'))));
-create policy delete on stash.namespaces for delete using (
-  exists (select from stash.namespace_grants g
-           where g.role_name = current_user and g.access = 'write'
-             and (g.path = '/' or namespaces.path = g.path or starts_with(namespaces.path, g.path || '/'))));
 
 -- The purge audit names paths: visible under a read grant, written by purges under a write grant.
 alter table stash.purge_log enable row level security;

@@ -146,6 +146,7 @@ TYPES: dict[str, dict[str, Any]] = {
 
 # The SQL names of paging parameters are not SQL keywords; clients see the usual ones.
 LIMIT, SKIP = "k", "skip"
+PUBLIC_NAMES = {LIMIT: "limit", SKIP: "cursor"}
 # The reference's parameter names, accepted as aliases (never advertised).
 ALIASES = {"offset": SKIP, "slug": "path"}
 
@@ -192,7 +193,7 @@ class Param:
 
     @property
     def public_name(self) -> str:
-        return {LIMIT: "limit", SKIP: "cursor"}.get(self.name, self.name)
+        return PUBLIC_NAMES.get(self.name, self.name)
 
 
 @dataclass
@@ -224,7 +225,7 @@ class Tool:
         """Client arguments -> SQL arguments: aliases, compatibility coercions, schema validation."""
         args = dict(raw or {})
         for alias, target in ALIASES.items():
-            public = {LIMIT: "limit", SKIP: "cursor"}.get(target, target)
+            public = PUBLIC_NAMES.get(target, target)
             if alias in args and public not in args and any(p.name == target for p in self.params):
                 args[public] = args.pop(alias)
         if "cursor" in args and isinstance(args["cursor"], int):
